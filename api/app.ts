@@ -1,0 +1,112 @@
+import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import type { Context, Env } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from '../cli/logger.ts';
+import type { Db } from '../db/database.ts';
+import { DomainError } from '../db/domain-error.ts';
+import type { DeviceStatusThresholds } from '../engine/device-status.ts';
+import { ApiError } from './api-error.ts';
+import type { AppEnv } from './app-env.ts';
+import { authenticate } from './auth/authenticate.ts';
+import { PERMISSIONS } from './auth/permissions.ts';
+import { errorEnvelope } from './envelope.ts';
+import { rateLimit } from './rate-limit/rate-limit.ts';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { docsRoutes } from './routes/docs.ts';
+import { geofenceRoutes } from './routes/geofences.ts';
+import { healthRoutes } from './routes/health.ts';
+import { reportRoutes } from './routes/reports.ts';
+import { travelRoutes } from './routes/travels.ts';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppDeps {
+  db: Db;
+  log: Logger;
+  rateLimiter: RateLimiter;
+  config: {
+    bodyLimitBytes: number;
+    deviceStatus: DeviceStatusThresholds;
+    onTimeToleranceMinutes: number;
+  };
+}
+
+type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
+
+/** One readable sentence per problem: `waypoints.0.geofence is required`. */
+function validationMessage(result: ValidationResult): string {
+  if (result.success) return '';
+  const messages = result.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (!path) return issue.message;
+    if (/received undefined$/.test(issue.message)) return `${path} is required`;
+    const key = String(issue.path[issue.path.length - 1]);
+    return issue.message.includes(key) ? issue.message : `${path}: ${issue.message}`;
+  });
+  return [...new Set(messages)].join('; ');
+}
+
+const DOMAIN_STATUS: Record<DomainError['code'], ContentfulStatusCode> = { invalid: 400, not_found: 404, conflict: 409 };
+
+/** The whole HTTP surface: health, the API under /api/v1, its OpenAPI document and the /docs page. */
+export function createApp(deps: AppDeps) {
+  const { db, log } = deps;
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return c.json(errorEnvelope(validationMessage(result)), 400);
+    },
+  });
+
+  app.onError((error, c: Context) => {
+    if (error instanceof ApiError) return c.json(errorEnvelope(error.message), error.status, error.headers);
+    if (error instanceof DomainError) return c.json(errorEnvelope(error.message), DOMAIN_STATUS[error.code]);
+    if (error instanceof HTTPException) return c.json(errorEnvelope(error.message || 'Bad request'), error.status);
+    log.error('unhandled error', { method: c.req.method, path: c.req.path, error: (error as Error).stack ?? String(error) });
+    return c.json(errorEnvelope('Internal server error'), 500);
+  });
+  app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
+
+  app.route('/', healthRoutes(db));
+  app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
+  app.get('/', (c) => c.redirect('/docs'));
+
+  const api = new OpenAPIHono<AppEnv>();
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key as a bearer token',
+  });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+  // Registered before the authentication middleware, so the document itself is public.
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'fleetcore API',
+      version: '1.0.0',
+      description: `GPS fleet tracking: device status, geofences, geofence reports and travels. Key permissions: ${PERMISSIONS.join(', ')} (or * for all).`,
+    },
+    servers: [{ url: API_PREFIX }],
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+  });
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.bodyLimitBytes,
+      onError: (c) => c.json(errorEnvelope(`Request body is larger than ${deps.config.bodyLimitBytes} bytes`), 413),
+    }),
+  );
+  api.use('*', authenticate(db, log));
+  api.use('*', rateLimit(deps.rateLimiter, log));
+  const routeDeps = { db, log, config: deps.config };
+  api.route('/', deviceRoutes(routeDeps));
+  api.route('/', geofenceRoutes(routeDeps));
+  api.route('/', reportRoutes(routeDeps));
+  api.route('/', travelRoutes(routeDeps));
+  app.route(API_PREFIX, api);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

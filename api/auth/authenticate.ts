@@ -1,0 +1,41 @@
+import { createMiddleware } from 'hono/factory';
+import type { Logger } from '../../cli/logger.ts';
+import { findKeyByHash, touchApiKey } from '../../db/api-keys.ts';
+import type { Db } from '../../db/database.ts';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../app-env.ts';
+import { hashApiKey } from './api-key-token.ts';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="fleetcore"' };
+const MAX_KEY_LENGTH = 256;
+
+function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined): string | undefined {
+  if (apiKeyHeader?.trim()) return apiKeyHeader.trim();
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new ApiError(401, 'Authorization header must be "Bearer <API key>"', CHALLENGE);
+  return match[1];
+}
+
+/** Resolves `Authorization: Bearer <key>` or `X-Api-Key: <key>` to the key's user, mode and permissions. */
+export function authenticate(db: Db, log: Logger) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const key = presentedKey(c.req.header('Authorization'), c.req.header('X-Api-Key'));
+    if (!key) throw new ApiError(401, 'API key required: send "Authorization: Bearer <key>" or "X-Api-Key: <key>"', CHALLENGE);
+    if (key.length > MAX_KEY_LENGTH) throw new ApiError(401, 'Invalid API key', CHALLENGE);
+    const keyHash = hashApiKey(key);
+    const row = await findKeyByHash(db, keyHash);
+    if (!row) throw new ApiError(401, 'Invalid API key', CHALLENGE);
+    if (row.revoked_at) throw new ApiError(401, 'API key has been revoked', CHALLENGE);
+    if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new ApiError(401, 'API key has expired', CHALLENGE);
+    c.set('principal', {
+      keyId: row.id,
+      keyHash,
+      scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
+      timezone: row.timezone,
+      permissions: row.permissions,
+    });
+    touchApiKey(db, row.id).catch((error: Error) => log.warn('could not record API key use', { keyId: row.id, error: error.message }));
+    await next();
+  });
+}

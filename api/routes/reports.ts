@@ -1,0 +1,137 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { visibleDevicesByImei } from '../../db/devices.ts';
+import { crossingEvents, crossingSummary, visitsOverlapping, type ActivityFilter } from '../../db/geofence-activity.ts';
+import { geofencesById } from '../../db/geofences.ts';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../app-env.ts';
+import { requirePermission } from '../auth/require-permission.ts';
+import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { formatLocal, parseIsoLocal } from '../time/zoned-time.ts';
+import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration, type ReportSection } from '../views/report-view.ts';
+
+const BOTH_REQUIRED = 'Both from and to are required (ISO date or date-time, e.g. 2024-05-01 or 2024-05-01T08:30)';
+const MAX_RANGE_DAYS = 366;
+const MAX_LIST_ITEMS = 500;
+
+const bound = (description: string, example: string) =>
+  z.string({ error: BOTH_REQUIRED }).openapi({ description, example });
+
+const reportQuery = z.object({
+  from: bound('Start, ISO date or date-time to the minute, in the user timezone', '2024-05-01'),
+  to: bound('End, ISO date or date-time; a date alone covers that whole day', '2024-05-01'),
+  deviceIds: z.string().optional().openapi({ description: 'Comma-separated IMEIs; omitted = every visible vehicle' }),
+  geofenceIds: z.string().optional().openapi({ description: 'Comma-separated geofence ids; omitted = every geofence' }),
+  include: z.string().optional().openapi({ description: 'Comma-separated subset of summary, events, visits; default all three' }),
+});
+
+const report = createRoute({
+  method: 'get',
+  path: '/reports/geofences',
+  tags: ['Reports'],
+  summary: 'Geofence activity report: summary, events and visits over a date range',
+  description:
+    'Dates are read in the timezone of the key\'s user. Visits are listed when they overlap the range, with their true entry and exit times; a visit still open has exitTime null and its duration counted up to now.',
+  middleware: [requirePermission('reports:read')] as const,
+  request: { query: reportQuery },
+  responses: {
+    200: { description: 'The report', content: { 'application/json': { schema: envelopeSchema(GeofenceReportSchema, 'GeofenceReportResponse') } } },
+    ...errorResponses([400, 'Missing or invalid parameters'], [404, 'A listed device or geofence does not exist or is not accessible']),
+  },
+});
+
+function commaList(raw: string | undefined, name: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const items = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (items.length === 0) throw new ApiError(400, `${name} must list at least one value when given`);
+  if (items.length > MAX_LIST_ITEMS) throw new ApiError(400, `${name} may list at most ${MAX_LIST_ITEMS} values`);
+  return items;
+}
+
+function sections(raw: string | undefined): ReportSection[] {
+  const requested = commaList(raw, 'include') ?? [...REPORT_SECTIONS];
+  for (const name of requested) {
+    if (!(REPORT_SECTIONS as readonly string[]).includes(name)) {
+      throw new ApiError(400, `Unknown include section "${name}"; use summary, events or visits`);
+    }
+  }
+  return REPORT_SECTIONS.filter((s) => requested.includes(s));
+}
+
+export function reportRoutes({ db }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>();
+  app.openapi(report, async (c) => {
+    const { scope, timezone } = c.get('principal');
+    const query = c.req.valid('query');
+    const from = parseIsoLocal(query.from, timezone, false);
+    const to = parseIsoLocal(query.to, timezone, true);
+    if (!from) throw new ApiError(400, `from "${query.from}" is not an ISO date or date-time (2024-05-01 or 2024-05-01T08:30)`);
+    if (!to) throw new ApiError(400, `to "${query.to}" is not an ISO date or date-time (2024-05-01 or 2024-05-01T08:30)`);
+    if (from.instant > to.instant) throw new ApiError(400, 'from must not be after to');
+    if (to.instant.getTime() - from.instant.getTime() > MAX_RANGE_DAYS * 86_400_000) {
+      throw new ApiError(400, `The range may span at most ${MAX_RANGE_DAYS} days`);
+    }
+    const included = sections(query.include);
+
+    const imeis = commaList(query.deviceIds, 'deviceIds');
+    const devices = await visibleDevicesByImei(db, scope, imeis);
+    const missingDevice = imeis?.find((imei) => !devices.some((d) => d.imei === imei));
+    if (missingDevice !== undefined) throw new ApiError(404, `Device not found or no access: ${missingDevice}`);
+
+    const geofenceIds = (commaList(query.geofenceIds, 'geofenceIds') ?? []).map((raw) => {
+      if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, `geofenceIds must be comma-separated integers, got "${raw}"`);
+      return Number(raw);
+    });
+    const geofences = await geofencesById(db, scope.accountId, geofenceIds);
+    const missingGeofence = geofenceIds.find((id) => !geofences.some((g) => g.id === id));
+    if (missingGeofence !== undefined) throw new ApiError(404, `Geofence not found: ${missingGeofence}`);
+
+    const filter: ActivityFilter = {
+      accountId: scope.accountId,
+      deviceIds: devices.map((d) => d.id),
+      geofenceIds,
+      from: from.instant,
+      to: to.instant,
+    };
+    const local = (t: Date) => formatLocal(t, timezone);
+    const now = Date.now();
+    const data: z.infer<typeof GeofenceReportSchema> = {
+      range: { from: local(from.instant), to: local(to.instant) },
+      deviceCount: devices.length,
+      geofenceCount: geofenceIds.length,
+      included,
+    };
+    if (included.includes('summary')) {
+      data.summary = (await crossingSummary(db, filter)).map((r) => ({
+        deviceId: r.imei,
+        deviceName: r.deviceName,
+        geofenceId: r.geofenceId,
+        geofenceName: r.geofenceName,
+        timesCrossed: r.timesCrossed,
+        firstCross: local(r.firstCross),
+        lastCross: local(r.lastCross),
+      }));
+    }
+    if (included.includes('events')) {
+      data.events = (await crossingEvents(db, filter)).map((r) => ({
+        deviceId: r.imei,
+        deviceName: r.deviceName,
+        geofenceName: r.geofenceName,
+        eventType: r.type === 'enter' ? ('Entrada' as const) : ('Salida' as const),
+        dateTime: local(r.fix_time),
+      }));
+    }
+    if (included.includes('visits')) {
+      data.visits = (await visitsOverlapping(db, filter)).map((r) => ({
+        deviceId: r.imei,
+        deviceName: r.deviceName,
+        geofenceName: r.geofenceName,
+        entryTime: local(r.entry_time),
+        exitTime: r.exit_time ? local(r.exit_time) : null,
+        duration: formatDuration((r.exit_time?.getTime() ?? now) - r.entry_time.getTime()),
+      }));
+    }
+    return c.json(envelope(data), 200);
+  });
+  return app;
+}

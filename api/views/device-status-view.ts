@@ -1,0 +1,55 @@
+import { z } from '@hono/zod-openapi';
+import type { DeviceWithState } from '../../db/devices.ts';
+import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../engine/device-status.ts';
+
+export const DeviceStatusSchema = z
+  .object({
+    deviceId: z.string().openapi({ description: 'IMEI', example: '356307042441013' }),
+    name: z.string().openapi({ example: 'Truck 12' }),
+    plates: z.string().openapi({ example: 'ABC-123-D' }),
+    status: z.enum(['Moving', 'Stopped', 'Inactive', 'Off']),
+    engineStatus: z.enum(['On', 'Off']),
+    latitude: z.number().nullable(),
+    longitude: z.number().nullable(),
+    address: z.string().nullable().openapi({ description: 'Reverse-geocoded address; null: no geocoder runs offline' }),
+    speedKmh: z.number().int().nullable(),
+    heading: z.number().int().nullable().openapi({ description: 'Degrees, 0 to 360' }),
+    odometerKm: z.number().nullable(),
+    satellites: z.number().int().nullable(),
+    powerVoltage: z.string().nullable().openapi({ example: '12.62 V' }),
+    backupVoltage: z.string().nullable().openapi({ example: '4.05 V' }),
+    signalStrength: z.number().int().nullable().openapi({ description: 'GSM signal, 0 to 31' }),
+    connectionType: z.string().nullable().openapi({ example: '4G' }),
+    lastReportUtc: z.string().nullable().openapi({ format: 'date-time' }),
+    minutesSinceReport: z.number().int().nullable(),
+  })
+  .openapi('DeviceStatus');
+
+export type DeviceStatusView = z.infer<typeof DeviceStatusSchema>;
+
+const voltage = (volts: number | null) => (volts === null ? null : `${volts.toFixed(2)} V`);
+const roundOrNull = (value: number | null) => (value === null ? null : Math.round(value));
+
+export function deviceStatusView(row: DeviceWithState, now: Date, thresholds: DeviceStatusThresholds): DeviceStatusView {
+  const lastReport = row.last_report_at ?? null;
+  return {
+    deviceId: row.imei,
+    name: row.name,
+    plates: row.plates,
+    status: classifyDeviceStatus({ lastReportAt: lastReport, speedKmh: row.speed_kmh, ignition: row.ignition }, now, thresholds),
+    engineStatus: row.ignition ? 'On' : 'Off',
+    latitude: row.latitude,
+    longitude: row.longitude,
+    address: row.address,
+    speedKmh: roundOrNull(row.speed_kmh),
+    heading: row.heading === null ? null : Math.round(row.heading) % 361,
+    odometerKm: row.odometer_km === null ? null : Math.round(row.odometer_km * 10) / 10,
+    satellites: row.satellites,
+    powerVoltage: voltage(row.power_voltage),
+    backupVoltage: voltage(row.backup_voltage),
+    signalStrength: row.signal_strength,
+    connectionType: row.connection_type,
+    lastReportUtc: lastReport ? lastReport.toISOString() : null,
+    minutesSinceReport: lastReport ? Math.max(0, Math.floor((now.getTime() - lastReport.getTime()) / 60_000)) : null,
+  };
+}

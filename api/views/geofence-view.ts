@@ -1,0 +1,28 @@
+import { z } from '@hono/zod-openapi';
+import type { Geofence } from '../../db/schema.ts';
+
+export const GeofenceSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string().openapi({ example: 'Warehouse North' }),
+    centerLat: z.number(),
+    centerLng: z.number(),
+    radiusMeters: z.number().openapi({ description: "A circle's radius; for a polygon, the distance from its centroid to its farthest vertex" }),
+    vertexCount: z.number().int(),
+    vertices: z.array(z.object({ lat: z.number(), lng: z.number() })).openapi({
+      description: 'Outer ring of the polygon (of its largest part for a multipolygon), without repeating the first vertex',
+    }),
+  })
+  .openapi('Geofence');
+
+export function geofenceView(g: Geofence): z.infer<typeof GeofenceSchema> {
+  return {
+    id: g.id,
+    name: g.name,
+    centerLat: g.center_lat,
+    centerLng: g.center_lng,
+    radiusMeters: Math.round(g.radius_m * 10) / 10,
+    vertexCount: g.vertex_count,
+    vertices: g.vertices,
+  };
+}

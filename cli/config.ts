@@ -1,0 +1,91 @@
+import { resolve } from 'node:path';
+import { StartupError } from './startup-error.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  rateLimit: { max: number; windowMs: number };
+  bodyLimitBytes: number;
+  deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
+  demoSeed: boolean;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new StartupError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new StartupError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new StartupError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new StartupError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+/** Reads the configuration from environment variables; every variable is documented in the README. */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new StartupError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  return {
+    host: env.HOST || '0.0.0.0',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel,
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 50, 1, 1_000_000),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),
+    },
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    deviceStatus: {
+      inactiveAfterMinutes: positiveNumber(env, 'INACTIVE_AFTER_MINUTES', 30),
+      movingSpeedKmh: positiveNumber(env, 'MOVING_SPEED_KMH', 5),
+    },
+    demoSeed: env.DEMO_SEED !== 'false',
+  };
+}
+
+/** A connection string with its password replaced, safe to print. */
+export function redactUrl(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}

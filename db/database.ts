@@ -1,0 +1,101 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { redactUrl } from '../cli/config.ts';
+import { StartupError } from '../cli/startup-error.ts';
+import type { Database } from './schema.ts';
+import {
+  EMBEDDED_SOCKET_PORT,
+  embeddedServerReachable,
+  embeddedSocketDir,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from './embedded-postgres.ts';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  kind: 'postgres' | 'embedded';
+  /** One line for logs: where the data lives. */
+  description: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /**
+   * `own`: this process opens the embedded database (the server).
+   * `share`: connect to a running server's embedded database, or open it for the duration (CLI commands).
+   */
+  embedded: 'own' | 'share';
+  poolSize?: number;
+}
+
+// COUNT(*) and bigint ids come back as int8; every value we keep in one fits a double.
+const INT8_OID = 20;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID && format !== 'binary') return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+function kyselyFor(pool: pg.Pool): Db {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function checkReachable(pool: pg.Pool, what: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StartupError(`cannot connect to ${what}: ${(error as Error).message}`);
+  }
+}
+
+/** Opens the database chosen by configuration: PostgreSQL at DATABASE_URL, or the embedded PGlite in DATA_DIR. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const poolSize = options.poolSize ?? 10;
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, types });
+    pool.on('error', () => undefined); // an idle client's broken connection surfaces on its next query instead
+    const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
+    await checkReachable(pool, where);
+    const db = kyselyFor(pool);
+    return { db, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`, close: () => db.destroy() };
+  }
+
+  let embedded: EmbeddedPostgres | undefined;
+  if (options.embedded === 'own' || !(await embeddedServerReachable(options.dataDir))) {
+    embedded = await startEmbeddedPostgres(options.dataDir);
+  }
+  const pool = new pg.Pool({
+    host: embedded?.socketDir ?? embeddedSocketDir(options.dataDir),
+    port: EMBEDDED_SOCKET_PORT,
+    user: 'postgres',
+    database: 'postgres',
+    // PGlite runs one query at a time; a few connections only keep the socket busy.
+    max: Math.min(poolSize, 4),
+    connectionTimeoutMillis: 10_000,
+    types,
+  });
+  pool.on('error', () => undefined);
+  try {
+    await checkReachable(pool, `the embedded database in ${options.dataDir}`);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const db = kyselyFor(pool);
+  const stop = embedded;
+  return {
+    db,
+    kind: 'embedded',
+    description: `embedded PGlite + PostGIS in ${options.dataDir}${stop ? '' : ' (through the running server)'}`,
+    async close() {
+      await db.destroy();
+      await stop?.stop();
+    },
+  };
+}

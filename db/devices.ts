@@ -1,0 +1,115 @@
+import { sql } from 'kysely';
+import type { AccessScope } from './access-scope.ts';
+import type { Db } from './database.ts';
+import { DomainError, isUniqueViolation } from './domain-error.ts';
+import type { Device, DeviceMode } from './schema.ts';
+
+export interface NewDevice {
+  accountId: number;
+  imei: string;
+  name: string;
+  plates?: string;
+  protocol?: string | null;
+  mode: DeviceMode;
+  /** Users who may see the device; every user of the account when omitted. */
+  userIds?: number[];
+}
+
+const IMEI = /^[0-9A-Za-z._-]{1,32}$/;
+
+/** Registers a device and grants it to its users, in one transaction. */
+export async function addDevice(db: Db, device: NewDevice): Promise<{ device: Device; userIds: number[] }> {
+  if (!IMEI.test(device.imei)) {
+    throw new DomainError('invalid', `IMEI must be 1 to 32 letters, digits, dots, dashes or underscores, got "${device.imei}"`);
+  }
+  if (!device.name.trim()) throw new DomainError('invalid', 'device name must not be empty');
+  return db.transaction().execute(async (trx) => {
+    const accountUsers = await trx.selectFrom('users').select('id').where('account_id', '=', device.accountId).execute();
+    const accountUserIds = new Set(accountUsers.map((u) => u.id));
+    const userIds = device.userIds ?? [...accountUserIds];
+    const foreign = userIds.filter((id) => !accountUserIds.has(id));
+    if (foreign.length > 0) {
+      throw new DomainError('invalid', `user ${foreign.join(', ')} does not belong to account ${device.accountId}`);
+    }
+    let created: Device;
+    try {
+      created = await trx
+        .insertInto('devices')
+        .values({
+          account_id: device.accountId,
+          imei: device.imei,
+          name: device.name.trim(),
+          plates: device.plates ?? '',
+          protocol: device.protocol ?? null,
+          mode: device.mode,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } catch (error) {
+      if (isUniqueViolation(error, 'devices_imei_key')) throw new DomainError('conflict', `a device with IMEI ${device.imei} already exists`);
+      if (isUniqueViolation(error)) {
+        throw new DomainError('conflict', `a ${device.mode} device named "${device.name}" already exists in account ${device.accountId}`);
+      }
+      throw error;
+    }
+    if (userIds.length > 0) {
+      await trx.insertInto('user_devices').values(userIds.map((user_id) => ({ user_id, device_id: created.id }))).execute();
+    }
+    return { device: created, userIds };
+  });
+}
+
+function visibleDevices(db: Db, scope: AccessScope) {
+  return db
+    .selectFrom('devices as d')
+    .innerJoin('user_devices as ud', (join) => join.onRef('ud.device_id', '=', 'd.id').on('ud.user_id', '=', scope.userId))
+    .where('d.account_id', '=', scope.accountId)
+    .where('d.mode', '=', scope.mode);
+}
+
+function withState(db: Db, scope: AccessScope) {
+  return visibleDevices(db, scope)
+    .leftJoin('device_states as s', 's.device_id', 'd.id')
+    .select([
+      'd.id', 'd.imei', 'd.name', 'd.plates',
+      's.fix_time', 's.last_report_at', 's.valid', 's.latitude', 's.longitude', 's.speed_kmh', 's.heading',
+      's.satellites', 's.ignition', 's.odometer_km', 's.power_voltage', 's.backup_voltage', 's.signal_strength',
+      's.connection_type', 's.address',
+    ]);
+}
+
+export type DeviceWithState = Awaited<ReturnType<ReturnType<typeof withState>['executeTakeFirstOrThrow']>>;
+
+/** Every device the scope may see, with its latest state, by name. */
+export async function visibleDeviceStates(db: Db, scope: AccessScope): Promise<DeviceWithState[]> {
+  return withState(db, scope).orderBy('d.name').orderBy('d.imei').execute();
+}
+
+export async function visibleDeviceState(db: Db, scope: AccessScope, imei: string): Promise<DeviceWithState | undefined> {
+  return withState(db, scope).where('d.imei', '=', imei).executeTakeFirst();
+}
+
+/** Visible devices by IMEI; the result omits IMEIs that are unknown or not visible. */
+export async function visibleDevicesByImei(db: Db, scope: AccessScope, imeis?: string[]) {
+  let query = visibleDevices(db, scope).select(['d.id', 'd.imei', 'd.name']);
+  if (imeis) query = query.where('d.imei', 'in', imeis.length > 0 ? imeis : ['']);
+  return query.orderBy('d.name').execute();
+}
+
+export async function visibleDeviceByName(db: Db, scope: AccessScope, name: string) {
+  return visibleDevices(db, scope).select(['d.id', 'd.imei', 'd.name']).where('d.name', '=', name).executeTakeFirst();
+}
+
+export async function findDeviceByImei(db: Db, imei: string): Promise<Device | undefined> {
+  return db.selectFrom('devices').selectAll().where('imei', '=', imei).executeTakeFirst();
+}
+
+export async function devicesOfAccount(db: Db, accountId: number): Promise<Device[]> {
+  return db.selectFrom('devices').selectAll().where('account_id', '=', accountId).orderBy('name').execute();
+}
+
+/** Counts of rows, for `fleet` status lines. */
+export async function countDevices(db: Db): Promise<number> {
+  const row = await db.selectFrom('devices').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  return row.n;
+}

@@ -1,0 +1,121 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import type { GeofenceEventType } from './schema.ts';
+
+export interface GeofenceCrossing {
+  deviceId: number;
+  geofenceId: number;
+  type: GeofenceEventType;
+  fixTime: Date;
+  latitude: number;
+  longitude: number;
+}
+
+/**
+ * Records an enter or exit and the visit it opens or closes, in one transaction. Idempotent: the same
+ * crossing recorded twice changes nothing (unique on device, geofence, type and time).
+ */
+export async function recordGeofenceCrossing(db: Db, crossing: GeofenceCrossing): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('geofence_events')
+      .values({
+        device_id: crossing.deviceId,
+        geofence_id: crossing.geofenceId,
+        type: crossing.type,
+        fix_time: crossing.fixTime,
+        latitude: crossing.latitude,
+        longitude: crossing.longitude,
+      })
+      .onConflict((oc) => oc.columns(['device_id', 'geofence_id', 'type', 'fix_time']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    if (crossing.type === 'enter') {
+      await trx
+        .insertInto('geofence_visits')
+        .values({ device_id: crossing.deviceId, geofence_id: crossing.geofenceId, entry_time: crossing.fixTime })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    } else {
+      await trx
+        .updateTable('geofence_visits')
+        .set({ exit_time: crossing.fixTime })
+        .where('device_id', '=', crossing.deviceId)
+        .where('geofence_id', '=', crossing.geofenceId)
+        .where('exit_time', 'is', null)
+        .where('entry_time', '<=', crossing.fixTime)
+        .execute();
+    }
+    return true;
+  });
+}
+
+export interface ActivityFilter {
+  deviceIds: number[];
+  accountId: number;
+  /** Empty means every geofence of the account. */
+  geofenceIds: number[];
+  from: Date;
+  to: Date;
+}
+
+function crossingsInRange(db: Db, f: ActivityFilter) {
+  let query = db
+    .selectFrom('geofence_events as e')
+    .innerJoin('devices as d', 'd.id', 'e.device_id')
+    .innerJoin('geofences as g', 'g.id', 'e.geofence_id')
+    .where('e.device_id', 'in', f.deviceIds.length > 0 ? f.deviceIds : [-1])
+    .where('g.account_id', '=', f.accountId)
+    .where('e.fix_time', '>=', f.from)
+    .where('e.fix_time', '<=', f.to);
+  if (f.geofenceIds.length > 0) query = query.where('e.geofence_id', 'in', f.geofenceIds);
+  return query;
+}
+
+export async function crossingSummary(db: Db, f: ActivityFilter) {
+  return crossingsInRange(db, f)
+    .select([
+      'd.imei',
+      'd.name as deviceName',
+      'g.id as geofenceId',
+      'g.name as geofenceName',
+      sql<number>`count(*)::int`.as('timesCrossed'),
+      sql<Date>`min(e.fix_time)`.as('firstCross'),
+      sql<Date>`max(e.fix_time)`.as('lastCross'),
+    ])
+    .groupBy(['d.id', 'd.imei', 'd.name', 'g.id', 'g.name'])
+    .orderBy('d.name')
+    .orderBy('g.name')
+    .orderBy('g.id')
+    .execute();
+}
+
+export async function crossingEvents(db: Db, f: ActivityFilter) {
+  return crossingsInRange(db, f)
+    .select(['d.imei', 'd.name as deviceName', 'g.name as geofenceName', 'e.type', 'e.fix_time'])
+    .orderBy('e.fix_time')
+    .orderBy('d.name')
+    .orderBy('g.name')
+    .orderBy('e.id')
+    .execute();
+}
+
+/** Visits that overlap the range, including those that began before it or have not ended. */
+export async function visitsOverlapping(db: Db, f: ActivityFilter) {
+  let query = db
+    .selectFrom('geofence_visits as v')
+    .innerJoin('devices as d', 'd.id', 'v.device_id')
+    .innerJoin('geofences as g', 'g.id', 'v.geofence_id')
+    .where('v.device_id', 'in', f.deviceIds.length > 0 ? f.deviceIds : [-1])
+    .where('g.account_id', '=', f.accountId)
+    .where('v.entry_time', '<=', f.to)
+    .where((eb) => eb.or([eb('v.exit_time', 'is', null), eb('v.exit_time', '>=', f.from)]));
+  if (f.geofenceIds.length > 0) query = query.where('v.geofence_id', 'in', f.geofenceIds);
+  return query
+    .select(['d.imei', 'd.name as deviceName', 'g.name as geofenceName', 'v.entry_time', 'v.exit_time'])
+    .orderBy('v.entry_time')
+    .orderBy('d.name')
+    .orderBy('g.name')
+    .execute();
+}

@@ -1,0 +1,31 @@
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import * as foundation from './migrations/0001-foundation.ts';
+
+/** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};
+
+function migrator(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** Applies every pending migration; returns the names applied by this call. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const { error, results }: MigrationResultSet = await migrator(db).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Names of migrations not yet applied; empty when the schema is current. */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const all = await migrator(db).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

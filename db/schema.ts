@@ -1,0 +1,188 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** Written as a Date or ISO string, read back as a Date. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export type DeviceMode = 'live' | 'test';
+export type GeofenceKind = 'polygon' | 'circle';
+export type GeofenceEventType = 'enter' | 'exit';
+export type WaypointStatus = 'pending' | 'completed' | 'cancelled';
+
+/** Numeric codes of travel status; 0 and 1 are the specification's own numbers. */
+export const TravelStatus = { Scheduled: 0, InProgress: 1, Completed: 2, Cancelled: 3 } as const;
+export type TravelStatusCode = (typeof TravelStatus)[keyof typeof TravelStatus];
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  name: string | null;
+  timezone: string;
+  created_at: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string | null;
+  /** First characters of the key, kept in clear so an operator can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. */
+  key_hash: string;
+  mode: DeviceMode;
+  permissions: string[];
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface DevicesTable {
+  id: Generated<number>;
+  account_id: number;
+  imei: string;
+  name: string;
+  plates: string;
+  protocol: string | null;
+  mode: DeviceMode;
+  created_at: CreatedAt;
+}
+
+export interface UserDevicesTable {
+  user_id: number;
+  device_id: number;
+}
+
+/** The newest fix of a device, with the telemetry the status endpoints show. */
+export interface DeviceStatesTable {
+  device_id: number;
+  fix_time: Timestamp;
+  /** Server time of the last packet of any kind (fix, heartbeat); moves even when a fix is older. */
+  last_report_at: Timestamp;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+  altitude: number | null;
+  speed_kmh: number | null;
+  heading: number | null;
+  satellites: number | null;
+  ignition: boolean | null;
+  motion: boolean | null;
+  odometer_km: number | null;
+  power_voltage: number | null;
+  backup_voltage: number | null;
+  signal_strength: number | null;
+  connection_type: string | null;
+  address: string | null;
+  driver_id: string | null;
+  attributes: ColumnType<Record<string, unknown>, string | undefined, string>;
+}
+
+export interface PositionsTable {
+  device_id: number;
+  fix_time: Timestamp;
+  server_time: ColumnType<Date, Date | string | undefined, never>;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+  altitude: number | null;
+  speed_kmh: number | null;
+  heading: number | null;
+  satellites: number | null;
+  ignition: boolean | null;
+  attributes: ColumnType<Record<string, unknown>, string | undefined, string>;
+}
+
+export interface GeofencesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  kind: GeofenceKind;
+  center_lat: number;
+  center_lng: number;
+  radius_m: number;
+  vertex_count: number;
+  vertices: ColumnType<Array<{ lat: number; lng: number }>, string, string>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface GeofenceEventsTable {
+  id: Generated<string>;
+  device_id: number;
+  geofence_id: number;
+  type: GeofenceEventType;
+  fix_time: Timestamp;
+  latitude: number;
+  longitude: number;
+  created_at: CreatedAt;
+}
+
+export interface GeofenceVisitsTable {
+  id: Generated<string>;
+  device_id: number;
+  geofence_id: number;
+  entry_time: Timestamp;
+  exit_time: Timestamp | null;
+}
+
+export interface TravelsTable {
+  id: Generated<number>;
+  account_id: number;
+  device_id: number;
+  created_by_user_id: number;
+  status: ColumnType<TravelStatusCode, TravelStatusCode | undefined, TravelStatusCode>;
+  start_time: Timestamp;
+  start_latitude: number | null;
+  start_longitude: number | null;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface TravelWaypointsTable {
+  travel_id: number;
+  /** The waypoint's `order`; 1 is the vehicle's position at the start time. */
+  seq: number;
+  geofence_id: number | null;
+  /** Kept with the waypoint so a renamed or deleted geofence does not rewrite history. */
+  geofence_name: string;
+  status: ColumnType<WaypointStatus, WaypointStatus | undefined, WaypointStatus>;
+  expected_arrival: Timestamp;
+  arrived_at: Timestamp | null;
+  estimated_arrival: Timestamp | null;
+  estimated_at: Timestamp | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  devices: DevicesTable;
+  user_devices: UserDevicesTable;
+  device_states: DeviceStatesTable;
+  positions: PositionsTable;
+  geofences: GeofencesTable;
+  geofence_events: GeofenceEventsTable;
+  geofence_visits: GeofenceVisitsTable;
+  travels: TravelsTable;
+  travel_waypoints: TravelWaypointsTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type User = Selectable<UsersTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type Device = Selectable<DevicesTable>;
+export type DeviceState = Selectable<DeviceStatesTable>;
+export type NewPosition = Insertable<PositionsTable>;
+export type Geofence = Selectable<GeofencesTable>;
+export type Travel = Selectable<TravelsTable>;
+export type TravelWaypoint = Selectable<TravelWaypointsTable>;
