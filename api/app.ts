@@ -43,6 +43,8 @@ function validationMessage(result: ValidationResult): string {
     const path = issue.path.map(String).join('.');
     if (!path) return issue.message;
     if (/received undefined$/.test(issue.message)) return `${path} is required`;
+    const expected = /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message);
+    if (expected) return `${path} must be ${/^[aeiou]/.test(expected[1]!) ? 'an' : 'a'} ${expected[1]}, not ${expected[2]}`;
     const key = String(issue.path[issue.path.length - 1]);
     return issue.message.includes(key) ? issue.message : `${path}: ${issue.message}`;
   });

@@ -13,7 +13,9 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   bodyLimitBytes: number;
   deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
-  demoSeed: boolean;
+  onTimeToleranceMinutes: number;
+  /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
+  demoSeed: 'auto' | 'true' | 'false';
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -53,6 +55,12 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+function demoSeed(raw: string | undefined): Config['demoSeed'] {
+  const value = raw || 'auto';
+  if (value !== 'auto' && value !== 'true' && value !== 'false') throw new StartupError(`DEMO_SEED must be auto, true or false, got "${raw}"`);
+  return value;
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
@@ -75,7 +83,8 @@ export function loadConfig(env: Env = process.env): Config {
       inactiveAfterMinutes: positiveNumber(env, 'INACTIVE_AFTER_MINUTES', 30),
       movingSpeedKmh: positiveNumber(env, 'MOVING_SPEED_KMH', 5),
     },
-    demoSeed: env.DEMO_SEED !== 'false',
+    onTimeToleranceMinutes: integer(env, 'ON_TIME_TOLERANCE_MINUTES', 5, 0, 1440),
+    demoSeed: demoSeed(env.DEMO_SEED),
   };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
 import type { Device, DeviceMode } from './schema.ts';
 
@@ -23,7 +23,7 @@ export async function addDevice(db: Db, device: NewDevice): Promise<{ device: De
     throw new DomainError('invalid', `IMEI must be 1 to 32 letters, digits, dots, dashes or underscores, got "${device.imei}"`);
   }
   if (!device.name.trim()) throw new DomainError('invalid', 'device name must not be empty');
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const accountUsers = await trx.selectFrom('users').select('id').where('account_id', '=', device.accountId).execute();
     const accountUserIds = new Set(accountUsers.map((u) => u.id));
     const userIds = device.userIds ?? [...accountUserIds];

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 import type { GeofenceEventType } from './schema.ts';
 
 export interface GeofenceCrossing {
@@ -16,7 +16,7 @@ export interface GeofenceCrossing {
  * crossing recorded twice changes nothing (unique on device, geofence, type and time).
  */
 export async function recordGeofenceCrossing(db: Db, crossing: GeofenceCrossing): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const inserted = await trx
       .insertInto('geofence_events')
       .values({

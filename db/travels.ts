@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 import { visibleDeviceByName } from './devices.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
 import { geofencesByName } from './geofences.ts';
@@ -50,7 +50,7 @@ async function waypointsOf(db: Db, travelIds: number[]): Promise<Map<number, Tra
  */
 export async function createTravel(db: Db, scope: AccessScope, input: NewTravel): Promise<TravelRecord> {
   try {
-    const id = await db.transaction().execute(async (trx) => {
+    const id = await inTransaction(db, async (trx) => {
       const vehicle = await visibleDeviceByName(trx, scope, input.vehicleName);
       if (!vehicle) throw new DomainError('invalid', 'Vehicle not found');
       const names = [...new Set(input.waypoints.map((w) => w.geofenceName))];
@@ -122,7 +122,7 @@ export function travelStatusName(status: TravelStatusCode): string {
 
 /** Cancels a Scheduled or In progress travel and every waypoint still pending. */
 export async function cancelTravel(db: Db, scope: AccessScope, id: number): Promise<Travel> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const visible = await visibleTravels(trx, scope).select(['t.id', 't.status']).where('t.id', '=', id).executeTakeFirst();
     if (!visible) throw new DomainError('not_found', 'Travel not found');
     // The row lock orders this against the engine moving the same travel forward.

@@ -1,0 +1,67 @@
+import { DomainError } from '../db/domain-error.ts';
+import { accountCommand, accountUsage } from './commands/account.ts';
+import { demoCommand, demoUsage } from './commands/demo.ts';
+import { deviceCommand, deviceUsage } from './commands/device.ts';
+import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
+import { keyCommand, keyUsage } from './commands/key.ts';
+import { migrateCommand, migrateUsage } from './commands/migrate.ts';
+import { serveCommand, serveUsage } from './commands/serve.ts';
+import { userCommand, userUsage } from './commands/user.ts';
+import { loadConfig, type Config } from './config.ts';
+import { StartupError } from './startup-error.ts';
+import { UsageError } from './usage-error.ts';
+
+const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promise<void>; usage: string }> = {
+  serve: { run: serveCommand, usage: serveUsage },
+  migrate: { run: migrateCommand, usage: migrateUsage },
+  account: { run: accountCommand, usage: accountUsage },
+  user: { run: userCommand, usage: userUsage },
+  key: { run: keyCommand, usage: keyUsage },
+  device: { run: deviceCommand, usage: deviceUsage },
+  geofence: { run: geofenceCommand, usage: geofenceUsage },
+  demo: { run: demoCommand, usage: demoUsage },
+};
+
+const HELP = `fleet — fleetcore's command line
+
+usage:
+${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
+
+Configuration comes from environment variables (see README): DATABASE_URL, REDIS_URL, DATA_DIR, HOST, PORT, LOG_LEVEL.
+Every command accepts --json for output that scripts can read.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${HELP}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`fleet: unknown command "${name}"\n\n${HELP}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    await command.run(loadConfig(), rest);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`fleet ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof StartupError || error instanceof DomainError) {
+      process.stderr.write(`fleet ${name}: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`fleet ${name}: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// `serve` keeps running on its open handles; every other command ends here.
+if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);
