@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'data/**', 'bench/**'],
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    // Each test file opens its own database; two at a time suits a 2-core machine.
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+  },
+});
