@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { postgis } from '@electric-sql/pglite-postgis';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { StartupError } from '../cli/startup-error.ts';
+import { PgliteSocketServer } from './pglite-socket-server.ts';
 
 /** pg clients find a Unix socket as `<host>/.s.PGSQL.<port>`; the port is only part of the file name. */
 export const EMBEDDED_SOCKET_PORT = 5432;
@@ -89,7 +89,7 @@ export async function embeddedServerReachable(dataDir: string): Promise<boolean>
  * Opens PGlite with PostGIS on `dataDir/pgdata` and serves it on a Unix socket, so this process,
  * and CLI commands run while it lives, reach it through the same `pg` driver as a real server.
  */
-export async function startEmbeddedPostgres(dataDir: string, maxConnections = 16): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   mkdirSync(dataDir, { recursive: true });
   const release = acquireLock(dataDir);
   let db: PGlite | undefined;
@@ -99,13 +99,13 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections = 16
     mkdirSync(socketDir, { recursive: true });
     const socketPath = join(socketDir, SOCKET_NAME);
     if (existsSync(socketPath)) rmSync(socketPath);
-    const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
-    await server.start();
+    const server = new PgliteSocketServer(db);
+    await server.listen(socketPath);
     const opened = db;
     return {
       socketDir,
       async stop() {
-        await server.stop();
+        await server.close();
         await opened.close();
         rmSync(socketPath, { force: true });
         release();
