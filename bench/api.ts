@@ -1,0 +1,90 @@
+import { createAdaptorServer } from '@hono/node-server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../api/app.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
+import { silentLogger } from '../cli/logger.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { fixtures, square } from '../test/support/fixtures.ts';
+import { summarise } from './latency-stats.ts';
+
+const DEVICES = 200;
+const GEOFENCES = 50;
+const CONCURRENCY = 32;
+const DURATION_MS = 8_000;
+
+async function hammer(url: string, key: string): Promise<{ perSecond: number; latencies: number[]; errors: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + DURATION_MS;
+  const start = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < end) {
+        const t0 = performance.now();
+        const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200) errors++;
+      }
+    }),
+  );
+  return { perSecond: latencies.length / ((Date.now() - start) / 1000), latencies, errors };
+}
+
+/**
+ * Detailed-endpoint latency over real HTTP: one account with 200 devices (all with state) and 50
+ * geofences; 32 concurrent clients for 8 s per endpoint. Embedded by default, PostgreSQL with DATABASE_URL.
+ */
+export default async function apiBench(args: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
+  const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
+  try {
+    await migrateToLatest(handle.db);
+    const f = fixtures(handle.db);
+    const { account, key } = await f.tenant();
+    const now = new Date();
+    for (let i = 0; i < DEVICES; i++) {
+      const device = await f.device(account.id, { name: `Bench ${String(i).padStart(4, '0')}` });
+      await f.fix(device.id, { fixTime: now, valid: true, latitude: 19 + i / 1000, longitude: -99 - i / 1000, speedKmh: i % 60, ignition: i % 3 !== 0 }, now);
+    }
+    for (let i = 0; i < GEOFENCES; i++) await f.geofence(account.id, `Zone ${i}`, square(19 + i / 100, -99, 0.002));
+
+    const app = createApp({
+      db: handle.db,
+      log: silentLogger,
+      rateLimiter: createMemoryRateLimiter(1e9, 10_000),
+      config: { bodyLimitBytes: 262_144, deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, onTimeToleranceMinutes: 5 },
+    });
+    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const today = now.toISOString().slice(0, 10);
+    const endpoints = [
+      ['GET /devices/status (200 devices)', `${base}/devices/status`],
+      ['GET /devices/{id}/status', `${base}/devices/${(await f.device(account.id)).imei}/status`],
+      ['GET /geofences (50)', `${base}/geofences`],
+      ['GET /reports/geofences (1 day)', `${base}/reports/geofences?from=${today}&to=${today}`],
+      ['GET /travels', `${base}/travels`],
+    ] as const;
+    const rows = [];
+    for (const [name, url] of endpoints) {
+      const { perSecond, latencies, errors } = await hammer(url, key);
+      const s = summarise(latencies);
+      rows.push({ endpoint: name, reqPerSec: Math.round(perSecond), p50Ms: +s.p50.toFixed(2), p99Ms: +s.p99.toFixed(2), errors });
+    }
+    server.close();
+    if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, concurrency: CONCURRENCY, rows }, null, 2)}\n`);
+    else {
+      process.stdout.write(`API latency, ${handle.description}, ${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s each\n`);
+      console.table(rows);
+    }
+  } finally {
+    await handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

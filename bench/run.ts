@@ -1,0 +1,13 @@
+/** `npm run bench -- <name> [--json]`: runs one benchmark and prints its table. */
+const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
+  api: () => import('./api.ts'),
+};
+
+const [name, ...args] = process.argv.slice(2);
+const load = name ? BENCHES[name] : undefined;
+if (!load) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [--json]\n`);
+  process.exit(2);
+}
+await (await load()).default(args);
+process.exit(0);
