@@ -8,6 +8,7 @@ import { hashApiKey } from './api-key-token.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="fleetcore"' };
 const MAX_KEY_LENGTH = 256;
+const TOUCH_INTERVAL_MS = 60_000;
 
 function presentedKey(authorization: string | undefined, apiKeyHeader: string | undefined): string | undefined {
   if (apiKeyHeader?.trim()) return apiKeyHeader.trim();
@@ -19,6 +20,16 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
 
 /** Resolves `Authorization: Bearer <key>` or `X-Api-Key: <key>` to the key's user, mode and permissions. */
 export function authenticate(db: Db, log: Logger) {
+  // Last-use times are kept to the minute; remembering when this process last wrote one saves a
+  // database write on almost every request.
+  const touchedAt = new Map<number, number>();
+  const touch = (keyId: number) => {
+    const now = Date.now();
+    if (now - (touchedAt.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    if (touchedAt.size > 100_000) touchedAt.clear();
+    touchedAt.set(keyId, now);
+    touchApiKey(db, keyId).catch((error: Error) => log.warn('could not record API key use', { keyId, error: error.message }));
+  };
   return createMiddleware<AppEnv>(async (c, next) => {
     const key = presentedKey(c.req.header('Authorization'), c.req.header('X-Api-Key'));
     if (!key) throw new ApiError(401, 'API key required: send "Authorization: Bearer <key>" or "X-Api-Key: <key>"', CHALLENGE);
@@ -35,7 +46,7 @@ export function authenticate(db: Db, log: Logger) {
       timezone: row.timezone,
       permissions: row.permissions,
     });
-    touchApiKey(db, row.id).catch((error: Error) => log.warn('could not record API key use', { keyId: row.id, error: error.message }));
+    touch(row.id);
     await next();
   });
 }
