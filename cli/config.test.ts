@@ -1,0 +1,146 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, redactUrl } from './config.ts';
+import { StartupError } from './startup-error.ts';
+
+/** The StartupError message loading `env` throws; fails the test when it throws nothing or something else. */
+function startupErrorOf(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(StartupError);
+    const message = (error as Error).message;
+    // One clear line: no stack, no line breaks, nothing nested.
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error(`expected a StartupError for ${JSON.stringify(env)}, nothing was thrown`);
+}
+
+describe('loadConfig', () => {
+  it('has defaults for everything', () => {
+    expect(loadConfig({})).toEqual({
+      host: '0.0.0.0',
+      port: 3000,
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      logLevel: 'info',
+      rateLimit: { max: 50, windowMs: 10_000 },
+      bodyLimitBytes: 256 * 1024,
+      deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 },
+      onTimeToleranceMinutes: 5,
+      demoSeed: 'auto',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '8080',
+      DATA_DIR: '/var/lib/fleet',
+      DATABASE_URL: 'postgresql://fleet:pw@db:5432/fleet',
+      REDIS_URL: 'rediss://cache:6380',
+      LOG_LEVEL: 'debug',
+      RATE_LIMIT_MAX: '10',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      BODY_LIMIT_BYTES: '2048',
+      INACTIVE_AFTER_MINUTES: '15',
+      MOVING_SPEED_KMH: '2.5',
+      ON_TIME_TOLERANCE_MINUTES: '0',
+      DEMO_SEED: 'true',
+    });
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: '/var/lib/fleet',
+      databaseUrl: 'postgresql://fleet:pw@db:5432/fleet',
+      redisUrl: 'rediss://cache:6380',
+      logLevel: 'debug',
+      rateLimit: { max: 10, windowMs: 1000 },
+      bodyLimitBytes: 2048,
+      deviceStatus: { inactiveAfterMinutes: 15, movingSpeedKmh: 2.5 },
+      onTimeToleranceMinutes: 0,
+      demoSeed: 'true',
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig({ HOST: '', PORT: '', DATA_DIR: '', DATABASE_URL: '', REDIS_URL: '', DEMO_SEED: '' });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 3000, dataDir: resolve('./data'), databaseUrl: undefined, redisUrl: undefined, demoSeed: 'auto' });
+  });
+
+  it('treats an empty LOG_LEVEL as unset, like every other variable', () => {
+    // e.g. docker compose `LOG_LEVEL: ${LOG_LEVEL}` with nothing set in the shell.
+    expect(loadConfig({ LOG_LEVEL: '' }).logLevel).toBe('info');
+  });
+
+  it('accepts PORT 0 (any free port) and 65535', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it('rejects a PORT that is not an integer from 0 to 65535', () => {
+    for (const port of ['65536', '-1', 'http', '80.5', '3000abc']) {
+      expect(startupErrorOf({ PORT: port })).toBe(`PORT must be an integer from 0 to 65535, got "${port}"`);
+    }
+  });
+
+  it('rejects an unknown LOG_LEVEL, listing the levels', () => {
+    expect(startupErrorOf({ LOG_LEVEL: 'verbose' })).toBe('LOG_LEVEL must be one of debug, info, warn, error, silent, got "verbose"');
+    for (const level of ['debug', 'info', 'warn', 'error', 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  it('rejects a DATABASE_URL that is not a PostgreSQL URL, without echoing it', () => {
+    expect(startupErrorOf({ DATABASE_URL: 'not a url' })).toBe('DATABASE_URL is not a valid URL');
+    const message = startupErrorOf({ DATABASE_URL: 'mysql://root:hunter2@db/fleet' });
+    expect(message).toBe('DATABASE_URL must start with postgres:// or postgresql://');
+    expect(message).not.toContain('hunter2');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/d' }).databaseUrl).toBe('postgres://u@h/d');
+  });
+
+  it('rejects a REDIS_URL that is not a Redis URL', () => {
+    expect(startupErrorOf({ REDIS_URL: 'localhost:6379' })).toMatch(/^REDIS_URL (is not a valid URL|must start with redis:\/\/ or rediss:\/\/)$/);
+    expect(startupErrorOf({ REDIS_URL: 'http://cache:6379' })).toBe('REDIS_URL must start with redis:// or rediss://');
+    expect(startupErrorOf({ REDIS_URL: '::' })).toBe('REDIS_URL is not a valid URL');
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
+  });
+
+  it('rejects a DEMO_SEED other than auto, true or false', () => {
+    expect(startupErrorOf({ DEMO_SEED: 'yes' })).toBe('DEMO_SEED must be auto, true or false, got "yes"');
+    expect(loadConfig({ DEMO_SEED: 'false' }).demoSeed).toBe('false');
+    expect(loadConfig({ DEMO_SEED: 'auto' }).demoSeed).toBe('auto');
+  });
+
+  it('rejects the numeric limits out of range, naming the variable', () => {
+    expect(startupErrorOf({ RATE_LIMIT_MAX: '0' })).toMatch(/^RATE_LIMIT_MAX must be an integer from 1 to /);
+    expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);
+    expect(startupErrorOf({ INACTIVE_AFTER_MINUTES: '0' })).toBe('INACTIVE_AFTER_MINUTES must be a positive number, got "0"');
+    expect(startupErrorOf({ MOVING_SPEED_KMH: 'fast' })).toBe('MOVING_SPEED_KMH must be a positive number, got "fast"');
+  });
+
+  it('reads process.env when given nothing', () => {
+    expect(loadConfig().port).toBe(loadConfig(process.env).port);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides the password and keeps the rest', () => {
+    expect(redactUrl('postgres://fleet:s3cret@db.example:5432/fleet?sslmode=require')).toBe('postgres://fleet:***@db.example:5432/fleet?sslmode=require');
+    expect(redactUrl('redis://:topsecret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
+  });
+
+  it('hides passwords with escaped characters', () => {
+    const redacted = redactUrl('postgresql://fleet:p%40ss%3Aword@db/fleet');
+    expect(redacted).toBe('postgresql://fleet:***@db/fleet');
+    expect(redacted).not.toMatch(/p%40ss|word/);
+  });
+
+  it('leaves a URL without password as it is', () => {
+    expect(redactUrl('postgres://postgres@127.0.0.1:5432/fleetcore_dev')).toBe('postgres://postgres@127.0.0.1:5432/fleetcore_dev');
+  });
+
+  it('never echoes a string it cannot parse', () => {
+    expect(redactUrl('postgres://fleet:s3cret@[db-host/fleet')).toBe('<invalid url>');
+  });
+});
