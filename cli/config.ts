@@ -63,7 +63,7 @@ function demoSeed(raw: string | undefined): Config['demoSeed'] {
 
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
-  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new StartupError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
