@@ -23,6 +23,8 @@ import { travelRoutes } from './routes/travels.ts';
 
 export const API_PREFIX = '/api/v1';
 
+const UNTRANSLATABLE_CHARACTER = '22021';
+
 export interface AppDeps {
   db: Db;
   log: Logger;
@@ -66,6 +68,8 @@ export function createApp(deps: AppDeps) {
     if (error instanceof ApiError) return c.json(errorEnvelope(error.message), error.status, error.headers);
     if (error instanceof DomainError) return c.json(errorEnvelope(error.message), DOMAIN_STATUS[error.code]);
     if (error instanceof HTTPException) return c.json(errorEnvelope(error.message || 'Bad request'), error.status);
+    // PostgreSQL text cannot hold U+0000; whichever parameter carried one, the request is at fault.
+    if ((error as { code?: string }).code === UNTRANSLATABLE_CHARACTER) return c.json(errorEnvelope('Text must not contain NUL characters'), 400);
     log.error('unhandled error', { method: c.req.method, path: c.req.path, error: (error as Error).stack ?? String(error) });
     return c.json(errorEnvelope('Internal server error'), 500);
   });
