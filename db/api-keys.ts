@@ -65,7 +65,3 @@ export async function touchApiKey(db: Db, id: number): Promise<void> {
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
     .execute();
 }
-
-export async function keysOfUser(db: Db, userId: number): Promise<ApiKey[]> {
-  return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
-}

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
@@ -98,18 +97,4 @@ export async function visibleDevicesByImei(db: Db, scope: AccessScope, imeis?: s
 
 export async function visibleDeviceByName(db: Db, scope: AccessScope, name: string) {
   return visibleDevices(db, scope).select(['d.id', 'd.imei', 'd.name']).where('d.name', '=', name).executeTakeFirst();
-}
-
-export async function findDeviceByImei(db: Db, imei: string): Promise<Device | undefined> {
-  return db.selectFrom('devices').selectAll().where('imei', '=', imei).executeTakeFirst();
-}
-
-export async function devicesOfAccount(db: Db, accountId: number): Promise<Device[]> {
-  return db.selectFrom('devices').selectAll().where('account_id', '=', accountId).orderBy('name').execute();
-}
-
-/** Counts of rows, for `fleet` status lines. */
-export async function countDevices(db: Db): Promise<number> {
-  const row = await db.selectFrom('devices').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-  return row.n;
 }

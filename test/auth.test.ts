@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../db/api-keys.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
+import { expectErrorEnvelope } from './support/envelope-assertions.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -33,19 +34,6 @@ const travelBody = {
 };
 
 const bodyFor = (method: string) => (method === 'POST' ? travelBody : undefined);
-
-/** An error envelope: success false, data null, a non-empty error, an ISO timestamp of now. */
-function expectErrorEnvelope(body: any, error?: string | RegExp) {
-  expect(Object.keys(body).sort()).toEqual(['data', 'error', 'success', 'timestamp']);
-  expect(body.success).toBe(false);
-  expect(body.data).toBeNull();
-  expect(typeof body.error).toBe('string');
-  expect(body.error.length).toBeGreaterThan(0);
-  if (typeof error === 'string') expect(body.error).toBe(error);
-  else if (error) expect(body.error).toMatch(error);
-  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
-  expect(Math.abs(Date.parse(body.timestamp) - Date.now())).toBeLessThan(60_000);
-}
 
 async function lastUsedAt(keyId: number): Promise<Date | null> {
   const row = await t.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', keyId).executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TEST_CONFIG, type TestApp } from './support/test-app.ts';
+import { expectErrorEnvelope } from './support/envelope-assertions.ts';
 
 let t: TestApp;
 let key: string;
@@ -15,17 +16,6 @@ afterAll(async () => {
 });
 
 const TRAVELS = '/api/v1/travels';
-
-function expectErrorEnvelope(body: any, error?: string | RegExp) {
-  expect(Object.keys(body).sort()).toEqual(['data', 'error', 'success', 'timestamp']);
-  expect(body.success).toBe(false);
-  expect(body.data).toBeNull();
-  expect(typeof body.error).toBe('string');
-  expect(body.error.length).toBeGreaterThan(0);
-  if (typeof error === 'string') expect(body.error).toBe(error);
-  else if (error) expect(body.error).toMatch(error);
-  expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
-}
 
 const validTravel = () => ({
   vehicle: 'No Such Vehicle',
