@@ -1,7 +1,8 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { redactUrl } from '../cli/config.ts';
 import { StartupError } from '../cli/startup-error.ts';
+import { preparedStatementPool } from './prepared-statement-pool.ts';
 import type { Database } from './schema.ts';
 import {
   EMBEDDED_SOCKET_PORT,
@@ -41,7 +42,7 @@ const types = {
   },
 };
 
-function kyselyFor(pool: pg.Pool): Db {
+function kyselyFor(pool: PostgresPool): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -62,7 +63,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     pool.on('error', () => undefined); // an idle client's broken connection surfaces on its next query instead
     const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
     await checkReachable(pool, where);
-    const db = kyselyFor(pool);
+    const db = kyselyFor(preparedStatementPool(pool));
     return { db, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`, close: () => db.destroy() };
   }
 
