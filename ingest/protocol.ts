@@ -26,10 +26,20 @@ export interface DecodedPosition {
   attributes: Record<string, AttributeValue>;
 }
 
+/**
+ * Telemetry without a position fix: a heartbeat with battery and signal, an alarm, a command's
+ * result. It updates the device's latest state and last-report time, but adds no position.
+ */
+export interface DecodedReport {
+  time?: Date;
+  attributes: Record<string, AttributeValue>;
+}
+
 export interface DecodedFrame {
   /** The device identifier this frame carries (a login, or every message in text protocols). */
   deviceId?: string;
   positions: DecodedPosition[];
+  reports?: DecodedReport[];
   /**
    * Bytes to answer with. The connection sends them only after the positions are committed, so a
    * tracker that gets no answer resends and nothing is lost.
