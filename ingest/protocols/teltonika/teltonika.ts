@@ -1,0 +1,11 @@
+import type { Protocol } from '../../protocol.ts';
+import { decodeTeltonika } from './teltonika-decoder.ts';
+import { nextTeltonikaFrame, TELTONIKA_MAX_FRAME } from './teltonika-framer.ts';
+
+export const teltonika: Protocol = {
+  name: 'teltonika',
+  defaultPort: 5027,
+  maxFrameBytes: TELTONIKA_MAX_FRAME,
+  nextFrame: nextTeltonikaFrame,
+  decode: decodeTeltonika,
+};
