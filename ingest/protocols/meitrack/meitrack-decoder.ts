@@ -1,0 +1,89 @@
+import type { DecodedFrame, DecodedPosition, DecoderSession } from '../../protocol.ts';
+import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import { MeitrackByteReader } from './meitrack-byte-reader.ts';
+import { decodeCcc, decodeCce } from './meitrack-binary-decoder.ts';
+import { decodeEventReport } from './meitrack-text-decoder.ts';
+
+/**
+ * `$$<flag><length>,<imei>,<command>,<body>*<checksum>\r\n`. The checksum is not verified: TCP
+ * already guards the bytes, and devices are known to send stale checksums after editing a field.
+ */
+
+const COMMA = 0x2c;
+const STAR = 0x2a;
+const latin1 = new TextDecoder('latin1');
+const ascii = new TextEncoder();
+
+/** Commands that carry no position and need no answer (photo chunks, acknowledgements). */
+const SILENT = new Set(['D00', 'D03', 'AAC']);
+
+interface Header {
+  flag: string;
+  imei: string;
+  command: string;
+  /** Offset of the first body byte (after `<command>,`). */
+  body: number;
+}
+
+function readHeader(frame: Uint8Array): Header {
+  if (frame.length < 4 || frame[0] !== 0x24 || frame[1] !== 0x24) throw new MalformedFrameError('Meitrack frame does not start with $$');
+  const first = frame.indexOf(COMMA);
+  const second = first < 0 ? -1 : frame.indexOf(COMMA, first + 1);
+  if (second < 0) throw new MalformedFrameError('Meitrack frame without an IMEI field');
+  const imei = latin1.decode(frame.subarray(first + 1, second));
+  if (!/^\d{1,20}$/.test(imei)) throw new MalformedFrameError('Meitrack IMEI is not decimal');
+  const command = latin1.decode(frame.subarray(second + 1, second + 4));
+  if (!/^[A-Z0-9]{3}$/.test(command)) throw new MalformedFrameError(`Meitrack command ${JSON.stringify(command)}`);
+  return { flag: String.fromCharCode(frame[2]!), imei, command, body: second + 5 };
+}
+
+/** Where the `*XX` trailer starts, or the frame end when a binary frame was cut short. */
+function trailerStart(frame: Uint8Array): number {
+  const end = frame[frame.length - 1] === 0x0a && frame[frame.length - 2] === 0x0d ? frame.length - 2 : frame.length;
+  return end >= 3 && frame[end - 3] === STAR ? end - 3 : end;
+}
+
+/** `@@<flag><length>,<imei>,<content>*XX\r\n`, length counting from the comma, checksum through `*`. */
+export function meitrackCommand(flag: string, imei: string, content: string): Uint8Array {
+  const rest = `,${imei},${content}*`;
+  const head = `@@${flag}${rest.length + 4}`;
+  let sum = 0;
+  for (const ch of head + rest) sum += ch.charCodeAt(0);
+  return ascii.encode(`${head}${rest}${(sum & 0xff).toString(16).toUpperCase().padStart(2, '0')}\r\n`);
+}
+
+function textBody(frame: Uint8Array, header: Header): string[] {
+  const star = frame.lastIndexOf(STAR);
+  return latin1.decode(frame.subarray(header.body, star > header.body ? star : frame.length)).split(',');
+}
+
+function decodeText(frame: Uint8Array, header: Header): DecodedPosition[] {
+  const fields = textBody(frame, header);
+  if (header.command === 'AAA') return [decodeEventReport(fields)];
+  // AFF (fleet models) puts a sequence number before the event code.
+  if (header.command === 'AFF') return [decodeEventReport(fields.slice(1))];
+  if (SILENT.has(header.command)) return [];
+  // Anything else answers a command we sent; keep the answer, there is no fix in it.
+  const result = [header.command, ...fields].join(',');
+  return [{ fixTime: new Date(), valid: false, latitude: 0, longitude: 0, attributes: { result } }];
+}
+
+export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): DecodedFrame {
+  const header = readHeader(frame);
+  session.deviceId = header.imei;
+  const limit = trailerStart(frame);
+  switch (header.command) {
+    case 'CCE':
+      return { deviceId: header.imei, positions: decodeCce(new MeitrackByteReader(frame, header.body, limit)) };
+    case 'CCC': {
+      const positions = decodeCcc(new MeitrackByteReader(frame, header.body, limit));
+      // Telling the device how many records arrived lets it drop them from its cache.
+      return { deviceId: header.imei, positions, reply: meitrackCommand(header.flag, header.imei, `CCC,${positions.length}`) };
+    }
+    case 'D03':
+      // The device took a photo; ask for its first chunk.
+      return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0') };
+    default:
+      return { deviceId: header.imei, positions: decodeText(frame, header) };
+  }
+}
