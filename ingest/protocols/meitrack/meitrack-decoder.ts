@@ -1,4 +1,4 @@
-import type { DecodedFrame, DecodedPosition, DecoderSession } from '../../protocol.ts';
+import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { MeitrackByteReader } from './meitrack-byte-reader.ts';
 import { decodeCcc, decodeCce } from './meitrack-binary-decoder.ts';
@@ -57,15 +57,14 @@ function textBody(frame: Uint8Array, header: Header): string[] {
   return latin1.decode(frame.subarray(header.body, star > header.body ? star : frame.length)).split(',');
 }
 
-function decodeText(frame: Uint8Array, header: Header): DecodedPosition[] {
+function decodeText(frame: Uint8Array, header: Header): { positions: DecodedPosition[]; reports?: DecodedReport[] } {
   const fields = textBody(frame, header);
-  if (header.command === 'AAA') return [decodeEventReport(fields)];
+  if (header.command === 'AAA') return { positions: [decodeEventReport(fields)] };
   // AFF (fleet models) puts a sequence number before the event code.
-  if (header.command === 'AFF') return [decodeEventReport(fields.slice(1))];
-  if (SILENT.has(header.command)) return [];
-  // Anything else answers a command we sent; keep the answer, there is no fix in it.
-  const result = [header.command, ...fields].join(',');
-  return [{ fixTime: new Date(), valid: false, latitude: 0, longitude: 0, attributes: { result } }];
+  if (header.command === 'AFF') return { positions: [decodeEventReport(fields.slice(1))] };
+  if (SILENT.has(header.command)) return { positions: [] };
+  // Anything else answers a command we sent: keep the answer as a report, it has no fix.
+  return { positions: [], reports: [{ attributes: { result: [header.command, ...fields].join(',') } }] };
 }
 
 export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): DecodedFrame {
@@ -84,6 +83,6 @@ export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): Deco
       // The device took a photo; ask for its first chunk.
       return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0') };
     default:
-      return { deviceId: header.imei, positions: decodeText(frame, header) };
+      return { deviceId: header.imei, ...decodeText(frame, header) };
   }
 }
