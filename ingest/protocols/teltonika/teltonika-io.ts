@@ -7,9 +7,11 @@ import type { AttributeValue } from '../../protocol.ts';
 type IoMapping = (value: bigint, size: number) => Record<string, AttributeValue>;
 
 const signed = (value: bigint, size: number): number => Number(BigInt.asIntN(size * 8, value));
+// Scaled values are rounded so that 12458 mV reads 12.458 V, not 12.458000000000002.
+const scaled = (value: number, scale: number) => (scale === 1 ? value : Math.round(value * scale * 1e6) / 1e6);
 const flag = (name: string): IoMapping => (v) => ({ [name]: v === 1n });
-const number = (name: string, scale = 1): IoMapping => (v) => ({ [name]: Number(v) * scale });
-const signedNumber = (name: string, scale = 1): IoMapping => (v, size) => ({ [name]: signed(v, size) * scale });
+const number = (name: string, scale = 1): IoMapping => (v) => ({ [name]: scaled(Number(v), scale) });
+const signedNumber = (name: string, scale = 1): IoMapping => (v, size) => ({ [name]: scaled(signed(v, size), scale) });
 
 const MAPPINGS = new Map<number, IoMapping>([
   [1, flag('in1')],

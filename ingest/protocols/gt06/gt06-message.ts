@@ -1,0 +1,55 @@
+import type { DecodedPosition, DecoderSession } from '../../protocol.ts';
+import { crc16X25 } from '../../codec/crc16.ts';
+import type { Gt06State } from './gt06-fix.ts';
+import type { Gt06Reader } from './gt06-reader.ts';
+
+/** One framed message, split into what every `decodeXxx` needs. */
+export interface Gt06Message {
+  type: number;
+  /** 0x7979 frame (2-byte length). */
+  extended: boolean;
+  /** Declared length (type .. CRC). */
+  length: number;
+  /** Bytes between the type and the serial number. */
+  body: Gt06Reader;
+  /** Serial number the device expects echoed in the acknowledgement. */
+  serial: number;
+  session: DecoderSession;
+  state: Gt06State;
+  model: string | undefined;
+}
+
+export interface Gt06Result {
+  positions: DecodedPosition[];
+  reply?: Uint8Array;
+}
+
+/**
+ * Builds a server → device frame: start, length, type, content, serial, CRC-ITU over
+ * length..serial, CR LF. The acknowledgement is the case with no content.
+ */
+export function buildFrame(type: number, serial: number, content: Uint8Array = new Uint8Array(0), extended = false): Uint8Array {
+  const head = extended ? 4 : 3;
+  const length = 1 + content.length + 2 + 2;
+  const out = new Uint8Array(head + length + 2);
+  out[0] = out[1] = extended ? 0x79 : 0x78;
+  if (extended) {
+    out[2] = length >> 8;
+    out[3] = length & 0xff;
+  } else out[2] = length;
+  out[head] = type;
+  out.set(content, head + 1);
+  let at = head + 1 + content.length;
+  out[at++] = (serial >> 8) & 0xff;
+  out[at++] = serial & 0xff;
+  const crc = crc16X25(out, 2, at);
+  out[at++] = crc >> 8;
+  out[at++] = crc & 0xff;
+  out[at++] = 0x0d;
+  out[at] = 0x0a;
+  return out;
+}
+
+export function ack(msg: Gt06Message): Uint8Array {
+  return buildFrame(msg.type, msg.serial);
+}
