@@ -12,7 +12,7 @@ const X_RECORD = hex('5800009814991024031101175540227006012321670c000095fffffbff
 
 /** Feeds the chunks as a connection would, returning the frames and what is left over. */
 function feed(...chunks: Uint8Array[]): { frames: string[]; rest: number } {
-  let buffer = new Uint8Array(0);
+  let buffer: Uint8Array = new Uint8Array(0);
   const frames: string[] = [];
   for (const chunk of chunks) {
     buffer = cat(buffer, chunk);
