@@ -13,6 +13,8 @@ const flag = (name: string): IoMapping => (v) => ({ [name]: v === 1n });
 const number = (name: string, scale = 1): IoMapping => (v) => ({ [name]: scaled(Number(v), scale) });
 const signedNumber = (name: string, scale = 1): IoMapping => (v, size) => ({ [name]: scaled(signed(v, size), scale) });
 
+const none: Record<string, AttributeValue> = {};
+
 const MAPPINGS = new Map<number, IoMapping>([
   [1, flag('in1')],
   [2, flag('in2')],
@@ -31,7 +33,7 @@ const MAPPINGS = new Map<number, IoMapping>([
   [73, signedNumber('temp2', 0.1)],
   [74, signedNumber('temp3', 0.1)],
   [75, signedNumber('temp4', 0.1)],
-  [78, (v) => (v === 0n ? {} : { driverUniqueId: v.toString(16).toUpperCase().padStart(16, '0') })], // iButton
+  [78, (v) => (v === 0n ? none : { driverUniqueId: v.toString(16).toUpperCase().padStart(16, '0') })], // iButton
   [113, number('batteryLevel')],
   [179, flag('out1')],
   [180, flag('out2')],
@@ -41,13 +43,13 @@ const MAPPINGS = new Map<number, IoMapping>([
   [200, number('sleepMode')],
   [205, number('cellId')],
   [206, number('lac')],
-  [236, (v) => (v === 1n ? { alarm: 'general' } : {})],
+  [236, (v) => (v === 1n ? { alarm: 'general' } : none)],
   [239, flag('ignition')],
   [240, flag('motion')],
   [241, number('operator')],
   [253, (v) => {
     const kind = ({ 1: 'hardAcceleration', 2: 'hardBraking', 3: 'hardCornering' } as Record<string, string>)[String(v)];
-    return kind ? { alarm: kind } : {};
+    return kind ? { alarm: kind } : none;
   }],
 ]);
 
