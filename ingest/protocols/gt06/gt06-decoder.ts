@@ -1,0 +1,110 @@
+import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import type { DecodedFrame, DecoderSession } from '../../protocol.ts';
+import { decodeAddressRequest, decodeAlarm, decodeBasicInfo, decodeHeartbeat, decodeStatus, decodeString, decodeTimeRequest, decodeWifi, decodeX1Gps } from './gt06-basic.ts';
+import { CELL_TYPES, decodeCells, decodeGpsDriver } from './gt06-cells.ts';
+import { decodeExtendedGps, decodeInfo, decodeObd, decodeSerial, decodeStringInfo } from './gt06-extended.ts';
+import { gt06Model, gt06State } from './gt06-fix.ts';
+import { decodeLocation, isLocationType } from './gt06-location.ts';
+import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { decodeModular } from './gt06-modular.ts';
+import { Gt06Reader, hex } from './gt06-reader.ts';
+
+const LOGIN = 0x01;
+
+/** Splits a frame into header, type, body and serial, without trusting the declared length. */
+function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message {
+  const start = frame[0];
+  if (frame.length < 4 || (start !== 0x78 && start !== 0x79) || frame[1] !== start) throw new MalformedFrameError('gt06: frame does not start with 0x7878 or 0x7979');
+  const extended = start === 0x79;
+  const head = extended ? 4 : 3;
+  if (frame.length <= head) throw new MalformedFrameError('gt06: frame has no message type');
+  const length = extended ? (frame[2]! << 8) | frame[3]! : frame[2]!;
+  const type = frame[head]!;
+  // Serial (2), CRC (2), CR LF (2) close the frame; a frame too short for them has an empty body.
+  const bodyEnd = Math.max(head + 1, frame.length - 6);
+  const serial = frame.length - 6 > head ? (frame[frame.length - 6]! << 8) | frame[frame.length - 5]! : 0;
+  return { type, extended, length, body: new Gt06Reader(frame, head + 1, bodyEnd), serial, session, state: gt06State(session), model: gt06Model(session) };
+}
+
+/**
+ * Login: IMEI as 8 BCD bytes (16 digits, leading 0 dropped), a model code, and on newer firmwares
+ * a time-zone word: hours*100+minutes in the top 12 bits, bit 3 set for west of UTC.
+ */
+function decodeLogin(msg: Gt06Message): DecodedFrame {
+  const r = msg.body;
+  const imei = hex(r.take(8)).slice(1);
+  if (!/^\d+$/.test(imei)) throw new MalformedFrameError(`gt06: login IMEI ${imei} is not BCD`);
+  if (r.remaining >= 4) {
+    r.u16(); // model code
+    const zone = r.u16();
+    const minutes = Math.trunc((zone >> 4) / 100) * 60 + ((zone >> 4) % 100);
+    msg.state.utcOffsetMs = (zone & 0x08 ? -minutes : minutes) * 60_000;
+  }
+  msg.session.deviceId = imei;
+  return { deviceId: imei, positions: [], reply: ack(msg) };
+}
+
+/** Short (0x7878) frames. */
+function decodeBasic(msg: Gt06Message, frame: Uint8Array): Gt06Result {
+  switch (msg.type) {
+    case 0x13:
+      return decodeStatus(msg);
+    case 0x23:
+      return decodeHeartbeat(msg);
+    case 0x2a:
+      return decodeAddressRequest();
+    case 0x8a:
+      return decodeTimeRequest(msg);
+    case 0x34:
+      return decodeX1Gps(msg);
+    case 0x17:
+      // Newer firmwares send a GPS + driver-tag message as 0x17 with an honest length.
+      return frame.length === msg.length + 5 ? decodeGpsDriver(msg) : decodeWifi(msg, frame);
+    case 0x69:
+    case 0xf3:
+      return decodeWifi(msg, frame);
+    case 0x94:
+      return decodeBasicInfo(msg);
+    case 0x15:
+      return decodeString(msg);
+    case 0x95:
+      return decodeAlarm(msg);
+    case 0x80:
+    case 0x81:
+    case 0x82:
+      return { positions: [] }; // our own command echoed back: nothing to answer
+    default:
+      if (isLocationType(msg.type)) return decodeLocation(msg);
+      if (CELL_TYPES.has(msg.type)) return decodeCells(msg);
+      return { positions: [], reply: ack(msg) };
+  }
+}
+
+/** Long (0x7979) frames. */
+function decodeExtended(msg: Gt06Message): Gt06Result {
+  switch (msg.type) {
+    case 0x21:
+      return decodeStringInfo(msg);
+    case 0x94:
+      return decodeInfo(msg);
+    case 0x9b:
+      return decodeSerial(msg);
+    case 0x70:
+      return decodeModular(msg);
+    case 0x8c:
+      return decodeObd(msg);
+    case 0x38:
+      return decodeExtendedGps(msg);
+    default:
+      return { positions: [] };
+  }
+}
+
+export function decodeGt06(frame: Uint8Array, session: DecoderSession): DecodedFrame {
+  const msg = parseEnvelope(frame, session);
+  if (!msg.extended && msg.type === LOGIN) return decodeLogin(msg);
+  // Until a login names the device, its data cannot be attributed: drop it unanswered.
+  if (session.deviceId === undefined) return { positions: [] };
+  const result = msg.extended ? decodeExtended(msg) : decodeBasic(msg, frame);
+  return result;
+}

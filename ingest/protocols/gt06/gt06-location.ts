@@ -1,0 +1,152 @@
+import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import type { DecodedPosition } from '../../protocol.ts';
+import { lastKnownPosition, readGps, rememberFix } from './gt06-fix.ts';
+import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import type { Gt06Reader } from './gt06-reader.ts';
+import { alarmName, readStatusBlock } from './gt06-status.ts';
+
+/**
+ * Cell-tower block flavours: `short` = MCC 2, MNC 1 (2 when MCC bit 15 is set), LAC 2, cell 3;
+ * `long` = MNC 2 and cell 4 (0x11); `lte` = LAC 4 and cell 8 (the 4G "A" messages).
+ */
+type Lbs = 'short' | 'long' | 'lte';
+
+interface Layout {
+  gps: boolean;
+  lbs?: Lbs;
+  /** The LBS block starts with its own length byte. */
+  lbsLength?: boolean;
+  /** Bytes of status block at the end of the body (terminal info, voltage, GSM, alarm, language). */
+  statusTail?: number;
+  /** ACC / upload reason / re-upload flag after the LBS block. */
+  accEvent?: boolean;
+}
+
+const LAYOUTS = new Map<number, Layout>([
+  [0x10, { gps: true }],
+  [0x11, { gps: true, lbs: 'long' }],
+  [0x12, { gps: true, lbs: 'short' }],
+  [0x16, { gps: true, lbs: 'short', lbsLength: true, statusTail: 5 }],
+  [0x1a, { gps: true }],
+  [0x1e, { gps: true }],
+  [0x22, { gps: true, lbs: 'short', accEvent: true }],
+  [0x26, { gps: true, lbs: 'short', lbsLength: true, statusTail: 5 }],
+  [0x27, { gps: true, lbs: 'short', lbsLength: true, statusTail: 7 }],
+  [0x2d, { gps: true, lbs: 'short', accEvent: true }],
+  [0x37, { gps: true, lbs: 'short', accEvent: true }],
+  [0xa0, { gps: true, lbs: 'lte', accEvent: true }],
+  [0xa3, { gps: true, lbs: 'lte', lbsLength: true, statusTail: 6 }],
+  [0xa4, { gps: true, lbs: 'lte', lbsLength: true, statusTail: 6 }],
+  [0x19, { gps: false, lbs: 'short', statusTail: 5 }],
+  [0xa5, { gps: false, lbs: 'lte', statusTail: 6 }],
+  [0xa7, { gps: false, lbs: 'lte' }],
+]);
+
+export function isLocationType(type: number): boolean {
+  return LAYOUTS.has(type);
+}
+
+/** Skips one cell-tower block; only its length matters to us (positions carry no network field). */
+export function skipLbs(r: Gt06Reader, kind: Lbs, withLength: boolean): void {
+  if (withLength) {
+    const length = r.u8();
+    if (length === 0) return;
+    const start = r.pos;
+    readLbsFields(r, kind);
+    // The length byte counts itself on older firmwares and not on newer ones; trust it only forward.
+    const declaredEnd = start + length - 1;
+    if (declaredEnd > r.pos && declaredEnd <= r.end) r.pos = declaredEnd;
+    return;
+  }
+  readLbsFields(r, kind);
+}
+
+function readLbsFields(r: Gt06Reader, kind: Lbs): void {
+  const mcc = r.u16();
+  if (mcc & 0x8000 || kind === 'long') r.u16();
+  else r.u8();
+  if (kind === 'lte') {
+    r.skip(4 + 8);
+    return;
+  }
+  r.u16();
+  r.skip(kind === 'long' ? 4 : 3);
+}
+
+function readAccEvent(p: DecodedPosition, r: Gt06Reader): void {
+  p.attributes.ignition = r.u8() > 0;
+  p.attributes.event = r.u8();
+  p.attributes.archive = r.u8() > 0;
+}
+
+/** 0x37 appends one tagged module after the ACC/event bytes. */
+function readModule37(p: DecodedPosition, r: Gt06Reader): void {
+  if (r.remaining < 3) return;
+  const module = r.u16();
+  const length = r.u8();
+  if (module === 0x0027 && length >= 2) p.attributes.power = r.u16() * 0.01;
+  else if (module === 0x002e && length >= 4) p.attributes.odometer = r.u32();
+  else r.skip(Math.min(length, r.remaining));
+}
+
+/** GPS / LBS / status messages (0x10-0x37, 0xA0-0xA7): one position each, acknowledged. */
+export function decodeLocation(msg: Gt06Message): Gt06Result {
+  const layout = LAYOUTS.get(msg.type)!;
+  const r = msg.body;
+  const p = (layout.gps ? readGps(r, msg.state) : undefined) ?? lastKnownPosition(msg.state);
+  if (layout.statusTail !== undefined) {
+    // Cell blocks vary between firmwares, but the status block always closes the body.
+    const tail = r.end - layout.statusTail;
+    if (tail < r.pos) throw new MalformedFrameError(`gt06: 0x${msg.type.toString(16)} too short for its status block`);
+    r.pos = tail;
+    readStatusBlock(p, r, isVxt01(msg));
+  } else {
+    if (layout.lbs) skipLbs(r, layout.lbs, layout.lbsLength === true);
+    if (layout.accEvent && r.remaining >= 3) readAccEvent(p, r);
+    if (msg.type === 0x37) readModule37(p, r);
+    if (msg.type === 0x12) decodeGpsLbsExtras(p, r, msg);
+    if (r.remaining === 4) p.attributes.odometer = r.u32();
+  }
+  if (layout.gps) rememberFix(msg.state, p);
+  return { positions: [p], reply: ack(msg) };
+}
+
+/** VXT01 sends 0x12/0x16 with length 0x24 and its own meaning of alarm code 7. */
+function isVxt01(msg: Gt06Message): boolean {
+  return !msg.extended && (msg.type === 0x12 || msg.type === 0x16) && msg.length === 0x24;
+}
+
+/** Vendor extensions of 0x12, told apart by their frame length. */
+function decodeGpsLbsExtras(p: DecodedPosition, r: Gt06Reader, msg: Gt06Message): void {
+  if (msg.extended) return;
+  if (msg.length >= 0x71) {
+    // GT06E with a card reader: odometer, then the swiped driver licence as text.
+    p.attributes.odometer = r.u32();
+    const text = r.take(r.u8());
+    p.attributes.driverLicense = Buffer.from(text).toString('latin1').trim();
+    return;
+  }
+  if (msg.length === 0x2b) {
+    // S5: status with supply voltage, alarm, oil, temperature, odometer in 10 m.
+    readPowerStatus(p, r);
+    const alarm = alarmName(r.u8());
+    if (alarm) p.attributes.alarm = alarm;
+    p.attributes.oil = r.u16();
+    const t = r.u8();
+    p.attributes.temp1 = t & 0x80 ? -(t & 0x7f) : t;
+    p.attributes.odometer = r.u32() * 10;
+    return;
+  }
+  if (msg.length === 0x24) {
+    readPowerStatus(p, r);
+    r.u8(); // alarm extension
+  }
+}
+
+function readPowerStatus(p: DecodedPosition, r: Gt06Reader): void {
+  const status = r.u8();
+  p.attributes.status = status;
+  p.attributes.ignition = (status & 0x02) !== 0;
+  p.attributes.power = r.u16() * 0.01;
+  p.attributes.rssi = r.u8();
+}

@@ -1,0 +1,93 @@
+import type { DecodedPosition } from '../../protocol.ts';
+import { applyCourseStatus, lastKnownPosition, rememberFix } from './gt06-fix.ts';
+import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { Gt06Reader, hex } from './gt06-reader.ts';
+
+const MODULE_ALARMS = new Map<number, string>([
+  [0x11, 'lowBattery'],
+  [0x12, 'lowPower'],
+  [0x13, 'powerCut'],
+  [0x14, 'removing'],
+]);
+
+/** 0x33 module: a complete fix with Unix time and altitude. */
+function readModuleFix(m: Gt06Reader): DecodedPosition {
+  const p: DecodedPosition = { fixTime: new Date(m.u32() * 1000), valid: false, latitude: 0, longitude: 0, attributes: {} };
+  p.satellites = m.u8();
+  p.altitude = m.i16();
+  const lat = m.u32();
+  const lon = m.u32();
+  p.speedKmh = m.u8();
+  applyCourseStatus(p, m.u16(), lat, lon);
+  return p;
+}
+
+/** One module into the position's attributes; returns a fix when the module is the GPS one. */
+function applyModule(a: Record<string, string | number | boolean>, id: number, m: Gt06Reader): DecodedPosition | undefined {
+  switch (id) {
+    case 0x03:
+      a.iccid = hex(m.take(10));
+      break;
+    case 0x09:
+      a.sat = m.u8();
+      break;
+    case 0x0a:
+      a.satVisible = m.u8();
+      break;
+    case 0x18:
+      a.battery = m.u16() * 0.01;
+      break;
+    case 0x28:
+      a.hdop = m.u8() * 0.1;
+      break;
+    case 0x29:
+      a.index = m.u32();
+      break;
+    case 0x2a: {
+      const input = m.u8();
+      a.door = (input & 0x0f) > 0;
+      a.tamper = input >> 4 > 0;
+      break;
+    }
+    case 0x2b: {
+      const event = m.u8();
+      const alarm = MODULE_ALARMS.get(event);
+      if (alarm) a.alarm = alarm;
+      a.event = event;
+      break;
+    }
+    case 0x2e:
+      a.odometer = m.u32le();
+      break;
+    case 0x33:
+      return readModuleFix(m);
+    case 0x7f:
+      // BLE sensor tag: MAC, signal, battery %, temperature in 0.1 °C (layout from device captures).
+      a.tag1Mac = hex(m.take(6));
+      m.skip(3);
+      a.tag1Temp = m.i16() / 10;
+      break;
+    default:
+      break;
+  }
+  return undefined;
+}
+
+/** 0x70: a sequence of (module id, length, value) records; module 0x33 carries the fix. */
+export function decodeModular(msg: Gt06Message): Gt06Result {
+  const r = msg.body;
+  const attributes: Record<string, string | number | boolean> = {};
+  let fix: DecodedPosition | undefined;
+  while (r.remaining >= 4) {
+    const id = r.u16();
+    const length = r.u16();
+    const module = new Gt06Reader(r.bytes, r.pos, r.pos + length > r.end ? r.end : r.pos + length);
+    r.skip(Math.min(length, r.remaining));
+    fix = applyModule(attributes, id, module) ?? fix;
+  }
+  const p = fix ?? lastKnownPosition(msg.state);
+  Object.assign(p.attributes, attributes);
+  if (p.attributes.sat !== undefined) p.satellites = Number(p.attributes.sat);
+  if (fix) rememberFix(msg.state, fix);
+  return { positions: [p], reply: ack(msg) };
+}

@@ -1,0 +1,12 @@
+import type { Protocol } from '../../protocol.ts';
+import { decodeGt06 } from './gt06-decoder.ts';
+import { GT06_MAX_FRAME_BYTES, nextGt06Frame } from './gt06-framer.ts';
+
+/** GT06 / Concox binary protocol (GT06N, JM-VL01/02/03, GK310, X1, JC100 and relatives). */
+export const gt06: Protocol = {
+  name: 'gt06',
+  defaultPort: 5023,
+  maxFrameBytes: GT06_MAX_FRAME_BYTES,
+  nextFrame: nextGt06Frame,
+  decode: decodeGt06,
+};
