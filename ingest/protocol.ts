@@ -69,6 +69,8 @@ export interface Protocol {
   defaultPort: number;
   /** Largest frame accepted; a longer one is `invalid`. */
   maxFrameBytes: number;
+  /** What to answer a login from an unknown device before closing; none when the protocol just hangs up. */
+  rejectLogin?: Uint8Array;
   nextFrame(buffer: Uint8Array): FrameResult;
   /** Throws `MalformedFrameError` for a frame it cannot read; never anything else. */
   decode(frame: Uint8Array, session: DecoderSession): DecodedFrame;

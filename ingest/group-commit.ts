@@ -1,0 +1,85 @@
+import type { StoredFix, StoredReport } from '../db/position-batches.ts';
+
+export interface GroupCommitOptions {
+  /** Flush as soon as this many rows wait. */
+  maxBatch: number;
+  /** Flush at the latest this long after the first row arrived. */
+  maxDelayMs: number;
+  /** Batches written at the same time, each on its own connection. */
+  maxInFlight: number;
+}
+
+interface Waiter {
+  fixes: StoredFix[];
+  reports: StoredReport[];
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+export type BatchWrite = (fixes: StoredFix[], reports: StoredReport[]) => Promise<void>;
+
+/**
+ * Gathers the fixes of every connection into shared batches, one transaction each, and tells each
+ * submitter when its rows are committed: that is when its tracker may be acknowledged. A failed batch
+ * rejects every submitter in it, so none of them acknowledges and every tracker resends.
+ */
+export class GroupCommitWriter {
+  private queue: Waiter[] = [];
+  private queuedRows = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = 0;
+  private readonly idle: Array<() => void> = [];
+
+  constructor(
+    private readonly write: BatchWrite,
+    private readonly onCommitted: (deviceIds: number[]) => void,
+    private readonly options: GroupCommitOptions = { maxBatch: 1000, maxDelayMs: 5, maxInFlight: 2 },
+  ) {}
+
+  submit(fixes: StoredFix[], reports: StoredReport[] = []): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ fixes, reports, resolve, reject });
+      this.queuedRows += fixes.length + reports.length;
+      if (this.queuedRows >= this.options.maxBatch) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.options.maxDelayMs);
+    });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queue.length === 0) return;
+    if (this.inFlight >= this.options.maxInFlight) {
+      // Rows keep gathering while the database is busy; the next free slot takes them all.
+      return;
+    }
+    const batch = this.queue;
+    this.queue = [];
+    this.queuedRows = 0;
+    this.inFlight++;
+    const fixes = batch.flatMap((w) => w.fixes);
+    const reports = batch.flatMap((w) => w.reports);
+    this.write(fixes, reports).then(
+      () => {
+        for (const w of batch) w.resolve();
+        const devices = new Set<number>();
+        for (const f of fixes) devices.add(f.deviceId);
+        if (devices.size > 0) this.onCommitted([...devices]);
+      },
+      (error: Error) => {
+        for (const w of batch) w.reject(error);
+      },
+    ).finally(() => {
+      this.inFlight--;
+      if (this.queue.length > 0) this.flush();
+      else if (this.inFlight === 0) for (const done of this.idle.splice(0)) done();
+    });
+  }
+
+  /** Writes what is waiting and resolves once nothing is in flight (shutdown). */
+  async drain(): Promise<void> {
+    this.flush();
+    if (this.inFlight === 0 && this.queue.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+}

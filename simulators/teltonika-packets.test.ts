@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { newSession } from '../ingest/protocol.ts';
+import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
+import { teltonikaCodec8, teltonikaLogin } from './teltonika-packets.ts';
+
+describe('simulated Teltonika packets', () => {
+  it('decode back to what was simulated', () => {
+    const session = newSession();
+    expect(teltonika.decode(teltonikaLogin('356307042441013'), session).reply).toEqual(Uint8Array.of(1));
+    const time = new Date('2024-05-01T14:30:00Z');
+    const packet = teltonikaCodec8([
+      { time, latitude: 19.4326, longitude: -99.1332, altitude: 2240, speedKmh: 42, heading: 271, satellites: 9, ignition: true, power: 13.8, odometer: 48_213_400 },
+      { time: new Date(time.getTime() + 10_000), latitude: -33.9, longitude: 151.2, speedKmh: 0, heading: 0, satellites: 0, ignition: false },
+    ]);
+    const cut = teltonika.nextFrame(packet);
+    expect(cut).toMatchObject({ kind: 'frame', consumed: packet.length });
+    const decoded = teltonika.decode(packet, session);
+    expect(Buffer.from(decoded.reply!).toString('hex')).toBe('00000002');
+    expect(decoded.positions[0]).toMatchObject({
+      fixTime: time, valid: true, latitude: 19.4326, longitude: -99.1332, altitude: 2240, speedKmh: 42, heading: 271, satellites: 9,
+      attributes: { ignition: true, motion: true, power: 13.8, odometer: 48_213_400 },
+    });
+    expect(decoded.positions[1]).toMatchObject({ valid: false, latitude: -33.9, longitude: 151.2, attributes: { ignition: false, motion: false } });
+  });
+});
