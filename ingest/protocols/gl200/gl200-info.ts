@@ -5,13 +5,12 @@ import { gl200Time, num, type Gl200Message } from './gl200-message.ts';
  * GTINF, the periodic device information report (no fix of its own):
  *   <state>,<ICCID>,<csq rssi>,<csq ber>,<external power supply>,<power mV>,<power2 mV>,
  *   <backup battery V>,<charging>,<led>,...,<last fix time>,<battery %>,<adc1>,<adc2>,<adc3>,...
- * Older firmware writes volts with a decimal point where newer writes millivolts.
+ * Battery-only models (GL300) put their mileage where vehicle models put the supply voltage.
  */
 
+/** Supply voltages come in millivolts; a decimal there is mileage on models without a supply. */
 function volts(field: string | undefined): number | undefined {
-  const v = num(field);
-  if (v === undefined) return undefined;
-  return field!.includes('.') ? v : v / 1000;
+  return field !== undefined && /^\d+$/.test(field) ? Number(field) / 1000 : undefined;
 }
 
 export function infAttributes(msg: Gl200Message, a: Record<string, AttributeValue>): void {

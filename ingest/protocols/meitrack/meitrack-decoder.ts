@@ -2,6 +2,7 @@ import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } fro
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { MeitrackByteReader } from './meitrack-byte-reader.ts';
 import { decodeCcc, decodeCce } from './meitrack-binary-decoder.ts';
+import { decodePhotoChunk } from './meitrack-photo.ts';
 import { decodeEventReport } from './meitrack-text-decoder.ts';
 
 /**
@@ -15,7 +16,7 @@ const latin1 = new TextDecoder('latin1');
 const ascii = new TextEncoder();
 
 /** Commands that carry no position and need no answer (photo chunks, acknowledgements). */
-const SILENT = new Set(['D00', 'D03', 'AAC']);
+const SILENT = new Set(['D03', 'AAC']);
 
 interface Header {
   flag: string;
@@ -79,6 +80,8 @@ export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): Deco
       // Telling the device how many records arrived lets it drop them from its cache.
       return { deviceId: header.imei, positions, reply: meitrackCommand(header.flag, header.imei, `CCC,${positions.length}`) };
     }
+    case 'D00':
+      return decodePhotoChunk(frame, header.body, limit, header.imei, session, (content) => meitrackCommand('O', header.imei, content));
     case 'D03':
       // The device took a photo; ask for its first chunk.
       return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0') };

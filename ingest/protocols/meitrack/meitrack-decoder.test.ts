@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { newSession } from '../../protocol.ts';
+import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import { meitrack } from './meitrack.ts';
+import { meitrackCommand } from './meitrack-decoder.ts';
+
+const text = (s: string) => Buffer.from(s, 'latin1');
+
+/** A D00 chunk with a correct length and checksum around `data`. */
+function chunk(file: string, total: number, index: number, data: string): Uint8Array {
+  const body = `,864507031219974,D00,${file},${total},${index},${data}*`;
+  const head = `$$A${body.length + 4}`;
+  let sum = 0;
+  for (const ch of head + body) sum += ch.charCodeAt(0);
+  return text(`${head}${body}${(sum & 0xff).toString(16).toUpperCase().padStart(2, '0')}\r\n`);
+}
+
+describe('meitrack decoder', () => {
+  it('builds commands with the length counted from the comma and the checksum through *', () => {
+    // The device's own `$$z27,861451040910625,AAC,1*D3` (corpus); `@@` adds 2 × 0x1C to the sum.
+    expect(Buffer.from(meitrackCommand('z', '861451040910625', 'AAC,1')).toString('latin1')).toBe('@@z27,861451040910625,AAC,1*0B\r\n');
+  });
+
+  it('answers a CCC upload with the number of records it read', () => {
+    const frame = Buffer.from('24245838362c3336393830303031343039303032312c4343432c020134000100000023381f91ffe354b806c5e3121b0009130000000000000000d33801007cbf0200fe0101000435feeb02000500a3010000000000002a62650d0a', 'hex');
+    const result = meitrack.decode(frame, newSession());
+    expect(result.positions).toHaveLength(1);
+    expect(Buffer.from(result.reply!).toString('latin1')).toMatch(/^@@X\d+,369800014090021,CCC,1\*[0-9A-F]{2}\r\n$/);
+  });
+
+  it('asks for the first photo chunk after D03', () => {
+    const result = meitrack.decode(text('$$D28,353358017784062,D03,OK*F3'), newSession());
+    expect(result.positions).toEqual([]);
+    expect(Buffer.from(result.reply!).toString('latin1')).toMatch(/^@@O\d+,353358017784062,D00,camera_picture\.jpg,0\*[0-9A-F]{2}\r\n$/);
+  });
+
+  it('assembles photo chunks, asking for more every eight, and reports the picture at the end', () => {
+    const session = newSession();
+    const replies: string[] = [];
+    let image: unknown;
+    for (let i = 0; i < 10; i++) {
+      const result = meitrack.decode(chunk('p.jpg', 10, i, `data${i}`), session);
+      if (result.reply) replies.push(Buffer.from(result.reply).toString('latin1'));
+      if (result.reports?.length) image = result.reports[0]!.attributes;
+    }
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toContain('D00,p.jpg,8*');
+    expect(image).toEqual({ image: 'p.jpg', imageBytes: 50 });
+    expect(session.options.meitrackPhoto).toBeUndefined();
+  });
+
+  it('reports command answers without inventing a position', () => {
+    const result = meitrack.decode(text('$$u28,864606044993987,D82,0*D6'), newSession());
+    expect(result.positions).toEqual([]);
+    expect(result.reports).toEqual([{ attributes: { result: 'D82,0' } }]);
+  });
+
+  it('rejects frames that are not Meitrack', () => {
+    expect(() => meitrack.decode(text('$$A10,abc,AAA*00'), newSession())).toThrow(MalformedFrameError);
+    expect(() => meitrack.decode(text('hello'), newSession())).toThrow(MalformedFrameError);
+  });
+});
