@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
 import { StartupError } from './startup-error.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -14,6 +15,9 @@ export interface Config {
   bodyLimitBytes: number;
   deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
   onTimeToleranceMinutes: number;
+  /** TCP port per tracker protocol; 0 disables that listener. */
+  trackerPorts: Record<string, number>;
+  ingest: { idleTimeoutMs: number; maxBufferedBytes: number; batchRows: number; batchDelayMs: number };
   /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
   demoSeed: 'auto' | 'true' | 'false';
 }
@@ -84,6 +88,15 @@ export function loadConfig(env: Env = process.env): Config {
       movingSpeedKmh: positiveNumber(env, 'MOVING_SPEED_KMH', 5),
     },
     onTimeToleranceMinutes: integer(env, 'ON_TIME_TOLERANCE_MINUTES', 5, 0, 1440),
+    trackerPorts: Object.fromEntries(
+      TRACKER_PROTOCOLS.map(({ protocol, portVariable }) => [protocol.name, integer(env, portVariable, protocol.defaultPort, 0, 65535)]),
+    ),
+    ingest: {
+      idleTimeoutMs: integer(env, 'TRACKER_IDLE_TIMEOUT_S', 600, 10, 86_400) * 1000,
+      maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
+      batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
+      batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
+    },
     demoSeed: demoSeed(env.DEMO_SEED),
   };
 }

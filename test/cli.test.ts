@@ -1,10 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
+import { teltonikaCodec8, teltonikaLogin } from '../simulators/teltonika-packets.ts';
 import { fixtures } from './support/fixtures.ts';
 import { adminPool, databaseUrlFor } from './support/postgres-admin.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -43,7 +45,9 @@ afterAll(async () => {
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'HOST', 'PORT', 'DEMO_SEED', 'LOG_LEVEL']) delete env[name];
-  return { ...env, LOG_LEVEL: 'warn', ...extra };
+  // Tracker listeners stay off unless a test asks for one, so runs never fight over the standard ports.
+  const trackersOff = Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0']));
+  return { ...env, ...trackersOff, LOG_LEVEL: 'warn', ...extra };
 }
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = 90_000): Promise<Run> {
@@ -383,12 +387,21 @@ async function serve(env: Record<string, string>, ready = /listening on http:\/\
   return { process: child, url, output: () => `stdout:\n${stdout}\nstderr:\n${stderr}`, exited };
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 describe('fleet serve', () => {
   it('seeds the demo on a new database, passes the curl tour, sees CLI changes, and stops cleanly on SIGTERM', async () => {
     const fresh = await freshDatabase();
     let server: Serving | undefined;
     try {
-      server = await serve({ ...fresh.env, PORT: '0', DEMO_SEED: 'true' }, /fc_live_[A-Za-z0-9]{32}/);
+      const trackerPort = await freePort();
+      server = await serve({ ...fresh.env, PORT: '0', DEMO_SEED: 'true', TELTONIKA_PORT: String(trackerPort) }, /fc_live_[A-Za-z0-9]{32}/);
       const out = server.output();
       const demoKey = /fc_live_[A-Za-z0-9]{32}/.exec(out)![0];
       const demoAccount = /Demo data created: account (\d+)/.exec(out)?.[1];
@@ -423,6 +436,21 @@ describe('fleet serve', () => {
         status: 'Inactive',
         latitude: null,
         lastReportUtc: null,
+      });
+
+      // The new device reports over TCP as a Teltonika tracker; the API shows it at once.
+      const tracker = connect(trackerPort, '127.0.0.1');
+      let answer = Buffer.alloc(0);
+      tracker.on('data', (chunk) => (answer = Buffer.concat([answer, chunk])));
+      tracker.write(teltonikaLogin(imei));
+      const fixTime = new Date(Math.floor(Date.now() / 1000) * 1000);
+      tracker.write(teltonikaCodec8([{ time: fixTime, latitude: 19.42, longitude: -99.16, speedKmh: 48, heading: 180, satellites: 10, ignition: true }]));
+      const deadline = Date.now() + 15_000;
+      while (answer.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(answer.toString('hex'), server.output()).toBe('0100000001');
+      tracker.destroy();
+      expect((await get(`/api/v1/devices/${imei}/status`, demoKey)).body.data).toMatchObject({
+        status: 'Moving', engineStatus: 'On', latitude: 19.42, longitude: -99.16, speedKmh: 48, satellites: 10,
       });
 
       // The CLI's key works, with its one permission.

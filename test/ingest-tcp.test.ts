@@ -121,7 +121,7 @@ describe('Teltonika over TCP', () => {
     await a.read(1);
     await b.read(1);
     const corrupt = Buffer.from(teltonikaCodec8([fix('2024-05-03T10:00:00Z', 22.0)]));
-    corrupt[corrupt.length - 1] ^= 0xff;
+    corrupt[corrupt.length - 1] = corrupt[corrupt.length - 1]! ^ 0xff;
     b.send(corrupt);
     expect(await b.closedByServer()).toBe(true);
     a.send(teltonikaCodec8([fix('2024-05-03T10:00:00Z', 22.0)]));

@@ -15,6 +15,7 @@ import { demoInstructions, seedDemo } from '../demo-seed.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { connectRedis } from '../redis-connection.ts';
 import { StartupError } from '../startup-error.ts';
+import { startIngest } from '../../ingest/start-ingest.ts';
 import { localBaseUrl } from './demo.ts';
 
 export const serveUsage = 'fleet serve';
@@ -22,6 +23,8 @@ export const serveUsage = 'fleet serve';
 export interface RunningServer {
   url: string;
   port: number;
+  /** Tracker protocols and the ports they listen on. */
+  trackers: Array<{ protocol: string; port: number }>;
   database: DatabaseHandle;
   /** Lines for a new user when this start seeded the demo data. */
   demo: string[] | undefined;
@@ -80,18 +83,37 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     server.keepAliveTimeout = 5_000;
     const port = await listen(server, config.host, config.port);
     const url = localBaseUrl({ ...config, port });
+    let ingest;
+    try {
+      ingest = await startIngest(database.db, log, {
+        host: config.host,
+        ports: config.trackerPorts,
+        limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
+        batchRows: config.ingest.batchRows,
+        batchDelayMs: config.ingest.batchDelayMs,
+        onDevicesUpdated: (deviceIds) => log.debug('positions committed', { devices: deviceIds.length }),
+      });
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+    const trackers = ingest.listeners.map((l) => ({ protocol: l.protocol, port: l.port }));
 
     let demo: string[] | undefined;
     if (await shouldSeedDemo(config, database)) demo = demoInstructions(await seedDemo(database.db), url);
 
     const limiter = rateLimiter;
     const connection = redis;
+    const running = ingest;
     return {
       url,
       port,
+      trackers,
       database,
       demo,
       async close() {
+        // Trackers first: batches in flight commit and are acknowledged before the database closes.
+        await running.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -115,6 +137,9 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   const log = createLogger(config.logLevel);
   const running = await startServer(config, log);
   process.stdout.write(`fleet: API listening on ${running.url} (reference: ${running.url}/docs); database: ${running.database.description}\n`);
+  if (running.trackers.length > 0) {
+    process.stdout.write(`fleet: trackers on ${running.trackers.map((t) => `${t.protocol} ${t.port}`).join(', ')}\n`);
+  }
   if (running.demo) process.stdout.write(`\n${running.demo.join('\n')}\n\n`);
 
   let stopping = false;

@@ -1,0 +1,53 @@
+import type { Logger } from '../cli/logger.ts';
+import type { Db } from '../db/database.ts';
+import { storeFixBatch } from '../db/position-batches.ts';
+import { DeviceRegistry } from './device-registry.ts';
+import { GroupCommitWriter } from './group-commit.ts';
+import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
+import type { ConnectionLimits } from './tracker-connection.ts';
+import { listenForTrackers, type TrackerListener } from './tracker-listener.ts';
+
+export interface IngestOptions {
+  host: string;
+  ports: Record<string, number>;
+  limits: ConnectionLimits;
+  batchRows: number;
+  batchDelayMs: number;
+  /** Told once per committed batch which devices got new positions (never once per position). */
+  onDevicesUpdated(deviceIds: number[]): void;
+}
+
+export interface RunningIngest {
+  listeners: TrackerListener[];
+  registry: DeviceRegistry;
+  close(): Promise<void>;
+}
+
+/** The tracker side of the server: one listener per enabled protocol over one shared group-commit writer. */
+export async function startIngest(db: Db, log: Logger, options: IngestOptions): Promise<RunningIngest> {
+  const registry = new DeviceRegistry(db, log);
+  const writer = new GroupCommitWriter((fixes, reports) => storeFixBatch(db, fixes, reports), options.onDevicesUpdated, {
+    maxBatch: options.batchRows,
+    maxDelayMs: options.batchDelayMs,
+    maxInFlight: 2,
+  });
+  const listeners: TrackerListener[] = [];
+  try {
+    for (const { protocol } of TRACKER_PROTOCOLS) {
+      const port = options.ports[protocol.name] ?? 0;
+      if (port === 0) continue;
+      listeners.push(await listenForTrackers(options.host, port, { protocol, registry, writer, log, limits: options.limits }));
+    }
+  } catch (error) {
+    await Promise.all(listeners.map((l) => l.close()));
+    throw error;
+  }
+  return {
+    listeners,
+    registry,
+    async close() {
+      await Promise.all(listeners.map((l) => l.close()));
+      await writer.drain();
+    },
+  };
+}
