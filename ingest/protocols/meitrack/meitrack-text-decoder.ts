@@ -36,6 +36,7 @@ function fixTime(field: string | undefined): Date {
   const m = field === undefined ? null : DATE_TIME.exec(field);
   if (!m) throw new MalformedFrameError(`Meitrack time is not yyMMddHHmmss: ${String(field)}`);
   const [yy, mo, dd, hh, mi, ss] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59 || ss > 59) throw new MalformedFrameError(`Meitrack time ${field} is not a date`);
   return new Date(Date.UTC(2000 + yy, mo - 1, dd, hh, mi, ss));
 }
 
