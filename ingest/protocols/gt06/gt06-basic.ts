@@ -1,13 +1,13 @@
 import type { DecodedPosition } from '../../protocol.ts';
-import { lastKnownPosition, readBcdDateTime, readDateTime, readGps, rememberFix } from './gt06-fix.ts';
-import { ack, buildFrame, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { newReport, readBcdDateTime, readDateTime, readGps } from './gt06-fix.ts';
+import { ack, emit, buildFrame, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { ascii, Gt06Reader, hex } from './gt06-reader.ts';
 import { alarmName, applyTerminalInfo, batteryLevel } from './gt06-status.ts';
 
 /** 0x13 status / heartbeat. Its body differs by firmware, so the layout is chosen by length and model. */
 export function decodeStatus(msg: Gt06Message): Gt06Result {
   const r = msg.body;
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   if (r.remaining >= 14) decodeLongStatus(p, r);
   else if (r.remaining >= 5 && msg.model === 'R11') {
     applyTerminalInfo(p, r.u8());
@@ -29,11 +29,11 @@ export function decodeStatus(msg: Gt06Message): Gt06Result {
       if (alarm) p.attributes.alarm = alarm;
     }
   }
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** Long status (14+ bytes): battery %, supply voltage and a signed temperature in the last word. */
-function decodeLongStatus(p: DecodedPosition, r: Gt06Reader): void {
+function decodeLongStatus(p: Gt06Record, r: Gt06Reader): void {
   const end = r.end;
   r.u8(); // information content
   r.u16(); // satellites
@@ -50,14 +50,14 @@ function decodeLongStatus(p: DecodedPosition, r: Gt06Reader): void {
 /** 0x23 heartbeat (GK310 and later): terminal info, battery volts, GSM signal. */
 export function decodeHeartbeat(msg: Gt06Message): Gt06Result {
   const r = msg.body;
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   const status = r.u8();
   p.attributes.armed = (status & 0x01) !== 0;
   p.attributes.ignition = (status & 0x02) !== 0;
   p.attributes.charge = (status & 0x04) !== 0;
   if (r.remaining >= 2) p.attributes.battery = r.u16() * 0.01;
   if (r.remaining >= 1) p.attributes.rssi = r.u8();
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x8A: the device asks for the time; answer with UTC now, no position. */
@@ -77,22 +77,25 @@ export function decodeAddressRequest(): Gt06Result {
 
 /** 0x94 in a short frame: external supply voltage only. */
 export function decodeBasicInfo(msg: Gt06Message): Gt06Result {
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   p.attributes.power = msg.body.i16() * 0.01;
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x15: the device's text answer to a server command (or its ICCID). */
 export function decodeString(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   const length = r.u8();
-  if (length < 4 || length > r.remaining) return { positions: [], reply: ack(msg) };
+  if (length > r.remaining) return { positions: [], reply: ack(msg) };
+  // Some firmwares leave the length at 0 and pad the text with NULs instead.
+  const textLength = length >= 4 ? length - 4 : r.remaining - 4;
   r.skip(4); // server flag we sent with the command
-  const text = ascii(r.take(length - 4)).replace(/\0+$/, '');
-  const p = lastKnownPosition(msg.state);
+  const text = ascii(r.take(Math.max(0, textLength))).replace(/\0[\s\S]*$/, '');
+  if (!text) return { positions: [], reply: ack(msg) };
+  const p = newReport();
   if (text.startsWith('<ICCID:')) p.attributes.iccid = text.slice(7, 27);
   else p.attributes.result = text;
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 const ALARMS_95 = new Map<number, string>([
@@ -109,7 +112,7 @@ export function decodeAlarm(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   if (r.peek(0) === 0xff && r.peek(1) === 0xff) return decodeCameraEvent(msg);
   const withFix = r.remaining > 7;
-  const p = withFix ? readGps(r, msg.state, { satellites: false, speed: false })! : lastKnownPosition(msg.state, readDateTime(r, msg.state));
+  const p = withFix ? readGps(r, msg.state, { satellites: false, speed: false })! : newReport(readDateTime(r, msg.state));
   const code = r.u8();
   p.attributes.alarm = code === 0x01 ? (withFix ? 'sos' : 'general') : (ALARMS_95.get(code) ?? 'general');
   if (r.remaining > 2) {
@@ -117,8 +120,7 @@ export function decodeAlarm(msg: Gt06Message): Gt06Result {
     const files = ascii(r.take(r.remaining)).replace(/\0+$/, '');
     if (files) p.attributes.eventFiles = files;
   }
-  if (withFix) rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x95 with an 0xFFFF marker (newer JC cameras): full fix, event code, then the video file list. */
@@ -136,8 +138,7 @@ function decodeCameraEvent(msg: Gt06Message): Gt06Result {
     const files = ascii(r.take(r.remaining)).replace(/\0+$/, '');
     if (files) p.attributes.eventFiles = files;
   }
-  rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x34 (X1): alarm word, fix, odometer, cell, driver id, battery and supply volts, inputs, ADCs. */
@@ -156,9 +157,8 @@ export function decodeX1Gps(msg: Gt06Message): Gt06Result {
   p.attributes.input = r.u8();
   p.attributes.output = r.u8();
   const adcs = (ports >>> 20) & 0x0f;
-  for (let i = 1; i <= adcs; i++) p.attributes[`adc${i}`] = r.u16() * 0.01;
-  rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  for (let i = 1; i <= adcs && r.remaining >= 2; i++) p.attributes[`adc${i}`] = r.u16() * 0.01;
+  return emit(p, ack(msg));
 }
 
 /**
@@ -168,7 +168,7 @@ export function decodeX1Gps(msg: Gt06Message): Gt06Result {
 export function decodeWifi(msg: Gt06Message, frame: Uint8Array): Gt06Result {
   const r = new Gt06Reader(frame, 4, Math.max(4, frame.length - 2));
   const timeBytes = frame.subarray(4, 10);
-  const p = lastKnownPosition(msg.state, readBcdDateTime(r, msg.state));
+  const p = newReport(readBcdDateTime(r, msg.state));
   const count = msg.type === 0xf3 ? r.u8() : frame[2]!;
   const macs: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -177,10 +177,10 @@ export function decodeWifi(msg: Gt06Message, frame: Uint8Array): Gt06Result {
     if (msg.type !== 0xf3) r.u8(); // signal strength
   }
   if (macs.length > 0) p.attributes.wifi = macs.join(',');
-  if (msg.type === 0xf3) return { positions: [p] };
+  if (msg.type === 0xf3) return emit(p);
   const reply = new Uint8Array(12);
   reply.set([0x78, 0x78, 0x00, msg.type]);
   reply.set(timeBytes, 4);
   reply.set([0x0d, 0x0a], 10);
-  return { positions: [p], reply };
+  return emit(p, reply);
 }

@@ -1,6 +1,6 @@
-import { lastKnownPosition, readDateTime, readGps, rememberFix } from './gt06-fix.ts';
+import { newReport, readDateTime, readGps } from './gt06-fix.ts';
 import { skipLbs } from './gt06-location.ts';
-import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { ack, emit, type Gt06Message, type Gt06Result } from './gt06-message.ts';
 import { hex } from './gt06-reader.ts';
 
 /** Multi-cell (and cell + WiFi) reports; the 0xA1/0xA2/0x33 forms use 4G-sized cell ids. */
@@ -18,11 +18,11 @@ export function decodeCells(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   const lte = LTE_CELLS.has(msg.type);
   const cellBytes = lte ? 4 + 8 + 1 : 2 + 3 + 1;
-  // Some 0xA2 firmwares send a GPS fix under the same type; it is too short for the cell list.
-  if (msg.type === 0xa2 && r.remaining < 6 + 3 + 6 * cellBytes) return decodeGpsForm(msg);
+  // Some firmwares send a GPS fix under these types (0xA2, 0x24); it is too short for the cell list.
+  if (r.remaining < 6 + 3 + 6 * cellBytes) return decodeGpsForm(msg);
   // WANWAY S20 sends 0x24 with length 0x31: timing advance first and a counted cell list.
   const s20 = msg.type === 0x24 && msg.length === 0x31 && !msg.extended;
-  const p = lastKnownPosition(msg.state, readDateTime(r, msg.state));
+  const p = newReport(readDateTime(r, msg.state));
   if (s20) r.u8();
   const mcc = r.u16();
   if (mcc & 0x8000) r.u16();
@@ -40,13 +40,12 @@ export function decodeCells(msg: Gt06Message): Gt06Result {
     if (macs.length > 0) p.attributes.wifi = macs.join(',');
   }
   if (WITH_LANGUAGE.has(msg.type) && r.remaining >= 2) r.u16();
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 function decodeGpsForm(msg: Gt06Message): Gt06Result {
   const p = readGps(msg.body, msg.state)!;
-  rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x17 with a consistent length (newer firmwares): fix, cell, then the driver's 8-byte tag. */
@@ -58,6 +57,5 @@ export function decodeGpsDriver(msg: Gt06Message): Gt06Result {
     const tag = r.take(8);
     if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
   }
-  rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }

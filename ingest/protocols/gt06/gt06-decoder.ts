@@ -7,6 +7,7 @@ import { gt06Model, gt06State } from './gt06-fix.ts';
 import { decodeLocation, isLocationType } from './gt06-location.ts';
 import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
 import { decodeModular } from './gt06-modular.ts';
+import { decode36, decodeAz735, decodeF1, decodeF2, decodeGpsImei } from './gt06-vendor.ts';
 import { Gt06Reader, hex } from './gt06-reader.ts';
 
 const LOGIN = 0x01;
@@ -23,7 +24,7 @@ function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message 
   // Serial (2), CRC (2), CR LF (2) close the frame; a frame too short for them has an empty body.
   const bodyEnd = Math.max(head + 1, frame.length - 6);
   const serial = frame.length - 6 > head ? (frame[frame.length - 6]! << 8) | frame[frame.length - 5]! : 0;
-  return { type, extended, length, body: new Gt06Reader(frame, head + 1, bodyEnd), serial, session, state: gt06State(session), model: gt06Model(session) };
+  return { type, extended, length, body: new Gt06Reader(frame, head + 1, bodyEnd), serial, frame, session, state: gt06State(session), model: gt06Model(session) };
 }
 
 /**
@@ -31,7 +32,8 @@ function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message 
  * a time-zone word: hours*100+minutes in the top 12 bits, bit 3 set for west of UTC.
  */
 function decodeLogin(msg: Gt06Message): DecodedFrame {
-  const r = msg.body;
+  // Some firmwares send a login without serial or CRC; the IMEI is all we need from it.
+  const r = msg.body.remaining >= 8 ? msg.body : new Gt06Reader(msg.frame, msg.body.pos, Math.max(msg.body.pos, msg.frame.length - 2));
   const imei = hex(r.take(8)).slice(1);
   if (!/^\d+$/.test(imei)) throw new MalformedFrameError(`gt06: login IMEI ${imei} is not BCD`);
   if (r.remaining >= 4) {
@@ -65,6 +67,10 @@ function decodeBasic(msg: Gt06Message, frame: Uint8Array): Gt06Result {
       return decodeWifi(msg, frame);
     case 0x94:
       return decodeBasicInfo(msg);
+    case 0x61:
+      return decodeGpsImei(msg);
+    case 0x36:
+      return decode36(msg);
     case 0x15:
       return decodeString(msg);
     case 0x95:
@@ -95,6 +101,13 @@ function decodeExtended(msg: Gt06Message): Gt06Result {
       return decodeObd(msg);
     case 0x38:
       return decodeExtendedGps(msg);
+    case 0x32:
+    case 0x33:
+      return decodeAz735(msg);
+    case 0xf1:
+      return decodeF1(msg);
+    case 0xf2:
+      return decodeF2(msg);
     default:
       return { positions: [] };
   }

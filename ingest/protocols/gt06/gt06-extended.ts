@@ -1,6 +1,6 @@
 import type { DecodedPosition } from '../../protocol.ts';
-import { lastKnownPosition, readDateTime, readGps, rememberFix } from './gt06-fix.ts';
-import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { newReport, readDateTime, readGps } from './gt06-fix.ts';
+import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { ascii, type Gt06Reader, hex, isText } from './gt06-reader.ts';
 
 const none: Gt06Result = { positions: [] };
@@ -13,12 +13,11 @@ export function decodeStringInfo(msg: Gt06Message): Gt06Result {
   const text = (encoding === 1 ? ascii(r.take(r.remaining)) : utf16be(r.take(r.remaining))).replace(/\0+$/, '');
   const fix = parseCurrentPosition(text);
   if (fix) {
-    rememberFix(msg.state, fix);
-    return { positions: [fix], reply: ack(msg) };
+    return emit(fix, ack(msg));
   }
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   p.attributes.result = text;
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 function utf16be(bytes: Uint8Array): string {
@@ -48,7 +47,7 @@ function parseCurrentPosition(text: string): DecodedPosition | undefined {
 export function decodeInfo(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   const sub = r.u8();
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   const a = p.attributes;
   switch (sub) {
     case 0x00:
@@ -86,11 +85,11 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
     default:
       return { positions: [], reply: ack(msg) };
   }
-  return Object.keys(a).length > 0 ? { positions: [p], reply: ack(msg) } : { positions: [], reply: ack(msg) };
+  return Object.keys(a).length > 0 ? emit(p, ack(msg)) : { positions: [], reply: ack(msg) };
 }
 
 /** "!AIOIL,addr,output,temperature,version,codes,measured,moving,..." from an ultrasonic fuel sensor. */
-function decodeFuelSensor(p: DecodedPosition, r: Gt06Reader): void {
+function decodeFuelSensor(p: Gt06Record, r: Gt06Reader): void {
   if (r.peek() !== 0x21) r.skip(Math.min(6, r.remaining));
   const fields = ascii(r.take(r.remaining)).split(',');
   if (fields[0] !== '!AIOIL' || fields.length < 7) return;
@@ -101,7 +100,7 @@ function decodeFuelSensor(p: DecodedPosition, r: Gt06Reader): void {
 }
 
 /** RFID / iButton reader on the serial port: framed binary tag (STX … ETX) or plain text. */
-function decodeSerialReader(p: DecodedPosition, r: Gt06Reader): void {
+function decodeSerialReader(p: Gt06Record, r: Gt06Reader): void {
   if (r.peek() === 0x02) {
     r.skip(2); // STX, tag type
     p.attributes.driverUniqueId = hex(r.take(4));
@@ -117,9 +116,9 @@ export function decodeSerial(msg: Gt06Message): Gt06Result {
   r.u8(); // peripheral type
   const data = r.take(r.remaining);
   if (data.length === 0) return none;
-  const p = lastKnownPosition(msg.state);
+  const p = newReport();
   p.attributes.result = isText(data) ? ascii(data).trim() : hex(data);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** 0x8C OBD: time, ACC, then "PID=hexvalue," pairs; the PID's first two hex digits, read as a number, name it. */
@@ -135,7 +134,7 @@ const OBD_KEYS = new Map<number, string>([
 
 export function decodeObd(msg: Gt06Message): Gt06Result {
   const r = msg.body;
-  const p = lastKnownPosition(msg.state, readDateTime(r, msg.state));
+  const p = newReport(readDateTime(r, msg.state));
   p.attributes.ignition = r.u8() > 0;
   const text = ascii(r.take(Math.max(0, r.remaining - 12)));
   for (const pair of text.split(',')) {
@@ -147,13 +146,12 @@ export function decodeObd(msg: Gt06Message): Gt06Result {
     const n = Number.parseInt(value, 16);
     if (name && Number.isFinite(n)) p.attributes[name] = n * 0.01;
   }
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 
 /** Extended-frame GPS (0x38 and similar): the common fix block, rest not yet mapped. */
 export function decodeExtendedGps(msg: Gt06Message): Gt06Result {
   const p = readGps(msg.body, msg.state)!;
-  rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
 }
 

@@ -1,11 +1,10 @@
-import type { DecodedPosition, DecoderSession } from '../../protocol.ts';
+import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import type { Gt06Reader } from './gt06-reader.ts';
 
 /** What a GT06 connection remembers between frames, kept in `session.options.gt06`. */
 export interface Gt06State {
   /** Device clock offset from UTC announced in the login (ms); device times are local to it. */
   utcOffsetMs: number;
-  lastFix?: { time: Date; latitude: number; longitude: number };
 }
 
 export function gt06State(session: DecoderSession): Gt06State {
@@ -38,19 +37,9 @@ export function readBcdDateTime(r: Gt06Reader, state: Gt06State): Date {
   return new Date(Date.UTC(2000 + y, mo - 1, d, h, mi, s) - state.utcOffsetMs);
 }
 
-/**
- * A position for a message without its own fix (status, LBS, replies): the last fix this
- * connection saw, or 0,0 marked invalid, so the attributes still reach the device's history.
- */
-export function lastKnownPosition(state: Gt06State, time?: Date): DecodedPosition {
-  const last = state.lastFix;
-  return {
-    fixTime: time ?? last?.time ?? new Date(),
-    valid: false,
-    latitude: last?.latitude ?? 0,
-    longitude: last?.longitude ?? 0,
-    attributes: {},
-  };
+/** Telemetry without a fix of its own (status, cells, command answers), timed when the message says when. */
+export function newReport(time?: Date): DecodedReport {
+  return time ? { time, attributes: {} } : { attributes: {} };
 }
 
 export interface GpsLayout {
@@ -86,10 +75,4 @@ export function readGps(r: Gt06Reader, state: Gt06State, layout: GpsLayout = {})
   if (layout.speed !== false) p.speedKmh = r.u8();
   applyCourseStatus(p, r.u16(), latRaw, lonRaw);
   return p;
-}
-
-/** Remembers a fix so later status-only messages can be placed. */
-export function rememberFix(state: Gt06State, p: DecodedPosition): void {
-  if (!p.valid && state.lastFix) return;
-  state.lastFix = { time: p.fixTime, latitude: p.latitude, longitude: p.longitude };
 }

@@ -38,7 +38,12 @@ export function nextGt06Frame(buffer: Uint8Array): FrameResult {
   const declared = extended ? (buffer[2]! << 8) | buffer[3]! : buffer[2]!;
   const total = headerBytes + declared + 2;
   if (total > GT06_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `gt06: declared frame of ${total} bytes exceeds ${GT06_MAX_FRAME_BYTES}` };
-  if (buffer.length < total) return { kind: 'incomplete' };
+  if (buffer.length < total) {
+    // A frame shorter than it declares (seen on real logins) is accepted when it ends the data
+    // received so far with CR LF; a long frame still arriving rarely stops exactly there.
+    const end = scanCrLf(buffer, headerBytes, buffer.length);
+    return end === buffer.length ? { kind: 'frame', frame: buffer.subarray(0, end), consumed: end } : { kind: 'incomplete' };
+  }
   if (endsWithCrLf(buffer, total)) return { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };
   const limit = Math.min(buffer.length, GT06_MAX_FRAME_BYTES);
   const end = scanCrLf(buffer, headerBytes, limit);

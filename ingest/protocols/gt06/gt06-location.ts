@@ -1,9 +1,9 @@
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import type { DecodedPosition } from '../../protocol.ts';
-import { lastKnownPosition, readGps, rememberFix } from './gt06-fix.ts';
-import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
-import type { Gt06Reader } from './gt06-reader.ts';
-import { alarmName, readStatusBlock } from './gt06-status.ts';
+import { newReport, readGps } from './gt06-fix.ts';
+import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
+import { Gt06Reader, hex } from './gt06-reader.ts';
+import { alarmName, applyTerminalInfo, readStatusBlock } from './gt06-status.ts';
 
 /**
  * Cell-tower block flavours: `short` = MCC 2, MNC 1 (2 when MCC bit 15 is set), LAC 2, cell 3;
@@ -31,14 +31,17 @@ const LAYOUTS = new Map<number, Layout>([
   [0x1e, { gps: true }],
   [0x22, { gps: true, lbs: 'short', accEvent: true }],
   [0x26, { gps: true, lbs: 'short', lbsLength: true, statusTail: 5 }],
-  [0x27, { gps: true, lbs: 'short', lbsLength: true, statusTail: 7 }],
+  [0x25, { gps: true, lbs: 'short', lbsLength: true }],
+  [0x27, { gps: true, lbs: 'short', lbsLength: true, statusTail: 6 }],
+  [0x31, { gps: true, lbs: 'long' }],
+  [0x32, { gps: true, lbs: 'short', lbsLength: true }],
   [0x2d, { gps: true, lbs: 'short', accEvent: true }],
   [0x37, { gps: true, lbs: 'short', accEvent: true }],
   [0xa0, { gps: true, lbs: 'lte', accEvent: true }],
   [0xa3, { gps: true, lbs: 'lte', lbsLength: true, statusTail: 6 }],
   [0xa4, { gps: true, lbs: 'lte', lbsLength: true, statusTail: 6 }],
   [0x19, { gps: false, lbs: 'short', statusTail: 5 }],
-  [0xa5, { gps: false, lbs: 'lte', statusTail: 6 }],
+  [0xa5, { gps: false, lbs: 'lte', statusTail: 5 }],
   [0xa7, { gps: false, lbs: 'lte' }],
 ]);
 
@@ -73,14 +76,14 @@ function readLbsFields(r: Gt06Reader, kind: Lbs): void {
   r.skip(kind === 'long' ? 4 : 3);
 }
 
-function readAccEvent(p: DecodedPosition, r: Gt06Reader): void {
+function readAccEvent(p: Gt06Record, r: Gt06Reader): void {
   p.attributes.ignition = r.u8() > 0;
   p.attributes.event = r.u8();
   p.attributes.archive = r.u8() > 0;
 }
 
 /** 0x37 appends one tagged module after the ACC/event bytes. */
-function readModule37(p: DecodedPosition, r: Gt06Reader): void {
+function readModule37(p: Gt06Record, r: Gt06Reader): void {
   if (r.remaining < 3) return;
   const module = r.u16();
   const length = r.u8();
@@ -89,26 +92,87 @@ function readModule37(p: DecodedPosition, r: Gt06Reader): void {
   else r.skip(Math.min(length, r.remaining));
 }
 
-/** GPS / LBS / status messages (0x10-0x37, 0xA0-0xA7): one position each, acknowledged. */
+/** Bytes some models put before the fix: their IMEI (QH302R), or a marker, IMEI and event time (NT20, XT40). */
+function prefixBytes(msg: Gt06Message): number {
+  if (msg.model === 'QH302R' && msg.type === 0x12) return 8;
+  if ((msg.model === 'NT20' || msg.model === 'XT40') && (msg.type === 0x22 || msg.type === 0x25)) return 1 + 8 + 6;
+  return 0;
+}
+
+/** GPS / LBS / status messages (0x10-0x37, 0xA0-0xA7): one position (or report) each, acknowledged. */
 export function decodeLocation(msg: Gt06Message): Gt06Result {
   const layout = LAYOUTS.get(msg.type)!;
   const r = msg.body;
-  const p = (layout.gps ? readGps(r, msg.state) : undefined) ?? lastKnownPosition(msg.state);
-  if (layout.statusTail !== undefined) {
-    // Cell blocks vary between firmwares, but the status block always closes the body.
-    const tail = r.end - layout.statusTail;
-    if (tail < r.pos) throw new MalformedFrameError(`gt06: 0x${msg.type.toString(16)} too short for its status block`);
-    r.pos = tail;
-    readStatusBlock(p, r, isVxt01(msg));
-  } else {
+  // SPACE10X sends a multi-cell list as a long 0x19; it has no single position to report.
+  if (msg.type === 0x19 && msg.length >= 0x17) return { positions: [], reply: ack(msg) };
+  // Wearables reuse 0xA3 for short status frames: too short for a fix, 4G cell and status block.
+  if (msg.type === 0xa3 && r.remaining < 18 + 1 + 6) return decodeShortA3(msg);
+  r.skip(Math.min(prefixBytes(msg), r.remaining));
+  if (layout.gps && r.remaining < 18) {
+    // Firmwares that drop the serial and CRC: the fix runs up to the CR LF and nothing follows it.
+    const whole = new Gt06Reader(msg.frame, r.pos, Math.max(r.pos, msg.frame.length - 2));
+    return emit(readGps(whole, msg.state)!, ack(msg));
+  }
+  const p: Gt06Record = layout.gps ? readGps(r, msg.state)! : newReport();
+  if (layout.statusTail !== undefined) readTail(p, msg, layout.statusTail);
+  else {
     if (layout.lbs) skipLbs(r, layout.lbs, layout.lbsLength === true);
     if (layout.accEvent && r.remaining >= 3) readAccEvent(p, r);
     if (msg.type === 0x37) readModule37(p, r);
     if (msg.type === 0x12) decodeGpsLbsExtras(p, r, msg);
+    if (msg.type === 0x31 && 'fixTime' in p && r.remaining >= 2) {
+      r.pos = r.end - 2; // altitude closes the AZ735 body
+      p.altitude = r.i16();
+    }
+    if (prefixBytes(msg) > 1) readNt20Tail(p, msg);
     if (r.remaining === 4) p.attributes.odometer = r.u32();
   }
-  if (layout.gps) rememberFix(msg.state, p);
-  return { positions: [p], reply: ack(msg) };
+  return emit(p, ack(msg));
+}
+
+/** The status block closes the body; cell blocks before it vary too much between firmwares to walk. */
+function readTail(p: Gt06Record, msg: Gt06Message, statusBytes: number): void {
+  const r = msg.body;
+  const vl103Driver = msg.model === 'VL103' && msg.type === 0x16 && r.remaining >= statusBytes + 8;
+  const tail = r.end - statusBytes - (vl103Driver ? 8 : 0);
+  if (tail < r.pos) throw new MalformedFrameError(`gt06: 0x${msg.type.toString(16)} too short for its status block`);
+  r.pos = tail;
+  if (isVxt01(msg)) {
+    readPowerStatus(p, r, true);
+    r.u8(); // alarm extension
+  } else readStatusBlock(p, r, { model: msg.model });
+  if (vl103Driver) {
+    r.pos = r.end - 8;
+    const tag = r.take(8);
+    if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
+  }
+}
+
+/** NT20 / XT40 close 0x22 and 0x25 with status, supply volts, battery, and engine minutes. */
+function readNt20Tail(p: Gt06Record, msg: Gt06Message): void {
+  const r = msg.body;
+  if (msg.type === 0x25) {
+    // An RFID reader's frame (STX, 12 characters, ETX) ends the message when a driver swiped.
+    if (r.remaining >= 14 && r.bytes[r.end - 1] === 0x03 && r.bytes[r.end - 14] === 0x02) p.attributes.driverUniqueId = hex(r.bytes.subarray(r.end - 14, r.end));
+    return;
+  }
+  r.pos = r.end - 12; // fixed offsets from the end; the reader still bounds every read
+  p.attributes.power = r.u16() * 0.01;
+  p.attributes.battery = r.u8() * 0.1;
+  r.pos = r.end - 4;
+  if (msg.model === 'NT20') p.attributes.hours = r.u32() * 60_000;
+}
+
+/** Short 0xA3 frames from wearables: terminal info first, step counter on the longer form. */
+function decodeShortA3(msg: Gt06Message): Gt06Result {
+  const r = msg.body;
+  const p = newReport();
+  applyTerminalInfo(p, r.u8());
+  if (r.remaining >= 12) {
+    r.pos += 8;
+    p.attributes.steps = r.u32();
+  }
+  return emit(p, ack(msg));
 }
 
 /** VXT01 sends 0x12/0x16 with length 0x24 and its own meaning of alarm code 7. */
@@ -117,7 +181,7 @@ function isVxt01(msg: Gt06Message): boolean {
 }
 
 /** Vendor extensions of 0x12, told apart by their frame length. */
-function decodeGpsLbsExtras(p: DecodedPosition, r: Gt06Reader, msg: Gt06Message): void {
+function decodeGpsLbsExtras(p: Gt06Record, r: Gt06Reader, msg: Gt06Message): void {
   if (msg.extended) return;
   if (msg.length >= 0x71) {
     // GT06E with a card reader: odometer, then the swiped driver licence as text.
@@ -143,10 +207,8 @@ function decodeGpsLbsExtras(p: DecodedPosition, r: Gt06Reader, msg: Gt06Message)
   }
 }
 
-function readPowerStatus(p: DecodedPosition, r: Gt06Reader): void {
-  const status = r.u8();
-  p.attributes.status = status;
-  p.attributes.ignition = (status & 0x02) !== 0;
+function readPowerStatus(p: Gt06Record, r: Gt06Reader, overspeedVariant = false): void {
+  applyTerminalInfo(p, r.u8(), overspeedVariant);
   p.attributes.power = r.u16() * 0.01;
   p.attributes.rssi = r.u8();
 }

@@ -1,4 +1,4 @@
-import type { DecodedPosition, DecoderSession } from '../../protocol.ts';
+import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { crc16X25 } from '../../codec/crc16.ts';
 import type { Gt06State } from './gt06-fix.ts';
 import type { Gt06Reader } from './gt06-reader.ts';
@@ -14,6 +14,8 @@ export interface Gt06Message {
   body: Gt06Reader;
   /** Serial number the device expects echoed in the acknowledgement. */
   serial: number;
+  /** The whole frame, for firmwares whose messages run past where the serial should be. */
+  frame: Uint8Array;
   session: DecoderSession;
   state: Gt06State;
   model: string | undefined;
@@ -21,7 +23,18 @@ export interface Gt06Message {
 
 export interface Gt06Result {
   positions: DecodedPosition[];
+  reports?: DecodedReport[];
   reply?: Uint8Array;
+}
+
+/** Attributes holder shared by positions and reports, for helpers that only fill attributes. */
+export type Gt06Record = DecodedPosition | DecodedReport;
+
+/** Puts a record where it belongs: a position when it carries a fix, a report otherwise. */
+export function emit(record: Gt06Record, reply?: Uint8Array): Gt06Result {
+  const result: Gt06Result = 'fixTime' in record ? { positions: [record] } : { positions: [], reports: [record] };
+  if (reply) result.reply = reply;
+  return result;
 }
 
 /**

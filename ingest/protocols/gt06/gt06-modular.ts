@@ -1,6 +1,6 @@
 import type { DecodedPosition } from '../../protocol.ts';
-import { applyCourseStatus, lastKnownPosition, rememberFix } from './gt06-fix.ts';
-import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
+import { applyCourseStatus, newReport } from './gt06-fix.ts';
+import { ack, emit, type Gt06Message, type Gt06Result } from './gt06-message.ts';
 import { Gt06Reader, hex } from './gt06-reader.ts';
 
 const MODULE_ALARMS = new Map<number, string>([
@@ -85,9 +85,8 @@ export function decodeModular(msg: Gt06Message): Gt06Result {
     r.skip(Math.min(length, r.remaining));
     fix = applyModule(attributes, id, module) ?? fix;
   }
-  const p = fix ?? lastKnownPosition(msg.state);
+  const p = fix ?? newReport();
   Object.assign(p.attributes, attributes);
-  if (p.attributes.sat !== undefined) p.satellites = Number(p.attributes.sat);
-  if (fix) rememberFix(msg.state, fix);
-  return { positions: [p], reply: ack(msg) };
+  if (fix && attributes.sat !== undefined) fix.satellites = Number(attributes.sat);
+  return emit(p, ack(msg));
 }

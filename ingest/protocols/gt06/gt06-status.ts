@@ -1,4 +1,4 @@
-import type { DecodedPosition } from '../../protocol.ts';
+import type { Gt06Record } from './gt06-message.ts';
 import type { Gt06Reader } from './gt06-reader.ts';
 
 /** Alarm byte of the status block (Concox "alarm/language" field) to the shared alarm names. */
@@ -66,7 +66,7 @@ function statusAlarm(status: number, overspeedVariant: boolean): string | undefi
 }
 
 /** Terminal-information byte: ACC line, charging, fuel/power cut relay, alarm bits. */
-export function applyTerminalInfo(p: DecodedPosition, status: number, overspeedVariant = false): void {
+export function applyTerminalInfo(p: Gt06Record, status: number, overspeedVariant = false): void {
   p.attributes.status = status;
   p.attributes.ignition = (status & 0x02) !== 0;
   p.attributes.charge = (status & 0x04) !== 0;
@@ -84,10 +84,13 @@ export function batteryLevel(raw: number): number {
 }
 
 /** Status block: terminal info, voltage level, GSM signal, alarm byte (language left to the caller). */
-export function readStatusBlock(p: DecodedPosition, r: Gt06Reader, overspeedVariant = false): void {
-  applyTerminalInfo(p, r.u8(), overspeedVariant);
+export function readStatusBlock(p: Gt06Record, r: Gt06Reader, options: { model?: string | undefined } = {}): void {
+  applyTerminalInfo(p, r.u8());
   p.attributes.batteryLevel = batteryLevel(r.u8());
   p.attributes.rssi = r.u8();
-  const alarm = alarmName(r.u8());
+  const code = r.u8();
+  // LW4G-4B reuses 0x19 (low battery elsewhere) for harsh acceleration.
+  const alarm = options.model === 'LW4G-4B' && code === 0x19 ? 'hardAcceleration' : alarmName(code);
   if (alarm) p.attributes.alarm = alarm;
+  else if (code !== 0) p.attributes.event = code; // keep codes we cannot name
 }
