@@ -1,6 +1,7 @@
 /** `npm run bench -- <name> [--json]`: runs one benchmark and prints its table. */
 const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
   api: () => import('./api.ts'),
+  decode: () => import('./decode.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -2,18 +2,26 @@ import type { AttributeValue } from '../../protocol.ts';
 
 /**
  * Teltonika AVL IO elements by id (FMB/FMC/FMM families), mapped to attribute names; any other id is
- * kept raw as `io<id>`. Values arrive as unsigned integers of 1, 2, 4 or 8 bytes.
+ * kept raw as `io<id>`. Values of 1, 2 and 4 bytes arrive as numbers, 8-byte ones as bigints. Each
+ * mapping writes into the record's attributes directly: this runs for every IO of every record.
  */
-type IoMapping = (value: bigint, size: number) => Record<string, AttributeValue>;
+type Attributes = Record<string, AttributeValue>;
+type IoValue = number | bigint;
+type IoMapping = (into: Attributes, value: IoValue, size: number) => void;
 
-const signed = (value: bigint, size: number): number => Number(BigInt.asIntN(size * 8, value));
+const signed = (value: IoValue, size: number): number =>
+  typeof value === 'bigint' ? Number(BigInt.asIntN(64, value)) : size === 4 ? value | 0 : size === 2 ? (value << 16) >> 16 : (value << 24) >> 24;
 // Scaled values are rounded so that 12458 mV reads 12.458 V, not 12.458000000000002.
 const scaled = (value: number, scale: number) => (scale === 1 ? value : Math.round(value * scale * 1e6) / 1e6);
-const flag = (name: string): IoMapping => (v) => ({ [name]: v === 1n });
-const number = (name: string, scale = 1): IoMapping => (v) => ({ [name]: scaled(Number(v), scale) });
-const signedNumber = (name: string, scale = 1): IoMapping => (v, size) => ({ [name]: scaled(signed(v, size), scale) });
-
-const none: Record<string, AttributeValue> = {};
+const flag = (name: string): IoMapping => (into, v) => {
+  into[name] = Number(v) === 1;
+};
+const number = (name: string, scale = 1): IoMapping => (into, v) => {
+  into[name] = scaled(Number(v), scale);
+};
+const signedNumber = (name: string, scale = 1): IoMapping => (into, v, size) => {
+  into[name] = scaled(signed(v, size), scale);
+};
 
 const MAPPINGS = new Map<number, IoMapping>([
   [1, flag('in1')],
@@ -33,7 +41,10 @@ const MAPPINGS = new Map<number, IoMapping>([
   [73, signedNumber('temp2', 0.1)],
   [74, signedNumber('temp3', 0.1)],
   [75, signedNumber('temp4', 0.1)],
-  [78, (v) => (v === 0n ? none : { driverUniqueId: v.toString(16).toUpperCase().padStart(16, '0') })], // iButton
+  [78, (into, v) => {
+    // iButton key: shown as the 16 hex digits printed on the key.
+    if (BigInt(v) !== 0n) into.driverUniqueId = BigInt(v).toString(16).toUpperCase().padStart(16, '0');
+  }],
   [113, number('batteryLevel')],
   [179, flag('out1')],
   [180, flag('out2')],
@@ -43,13 +54,15 @@ const MAPPINGS = new Map<number, IoMapping>([
   [200, number('sleepMode')],
   [205, number('cellId')],
   [206, number('lac')],
-  [236, (v) => (v === 1n ? { alarm: 'general' } : none)],
+  [236, (into, v) => {
+    if (Number(v) === 1) into.alarm = 'general';
+  }],
   [239, flag('ignition')],
   [240, flag('motion')],
   [241, number('operator')],
-  [253, (v) => {
-    const kind = ({ 1: 'hardAcceleration', 2: 'hardBraking', 3: 'hardCornering' } as Record<string, string>)[String(v)];
-    return kind ? { alarm: kind } : none;
+  [253, (into, v) => {
+    const kind = ['', 'hardAcceleration', 'hardBraking', 'hardCornering'][Number(v)];
+    if (kind) into.alarm = kind;
   }],
 ]);
 
@@ -59,10 +72,11 @@ for (let i = 0; i < 4; i++) {
   MAPPINGS.set(10804 + i, number(`eyeHumidity${i + 1}`));
 }
 
-function raw(id: number, value: bigint): Record<string, AttributeValue> {
-  return { [`io${id}`]: value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString() };
-}
+const RAW_NAMES: string[] = [];
+const rawName = (id: number) => (RAW_NAMES[id] ??= `io${id}`);
 
-export function ioAttributes(id: number, value: bigint, size: number): Record<string, AttributeValue> {
-  return (MAPPINGS.get(id) ?? ((v: bigint) => raw(id, v)))(value, size);
+export function applyIo(into: Attributes, id: number, value: IoValue, size: number): void {
+  const mapping = MAPPINGS.get(id);
+  if (mapping) return mapping(into, value, size);
+  into[rawName(id)] = typeof value === 'number' || value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
 }

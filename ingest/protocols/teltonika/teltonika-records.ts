@@ -1,7 +1,7 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
 import type { AttributeValue, DecodedPosition, DecodedReport } from '../../protocol.ts';
 import { BLE_TAG_LIST_IDS, bleTagAttributes } from './teltonika-ble.ts';
-import { ioAttributes } from './teltonika-io.ts';
+import { applyIo } from './teltonika-io.ts';
 
 export const CODEC_GH3000 = 0x07;
 export const CODEC_8 = 0x08;
@@ -11,20 +11,23 @@ export const CODEC_16 = 0x10;
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /** Codec 8 Extended widens counts and ids to 2 bytes; Codec 16 widens ids only. */
+const WIDE = { count: 2, id: 2 };
+const WIDE_IDS = { count: 1, id: 2 };
+const NARROW = { count: 1, id: 1 };
 function widths(codec: number) {
-  return { count: codec === CODEC_8_EXTENDED ? 2 : 1, id: codec === CODEC_8_EXTENDED || codec === CODEC_16 ? 2 : 1 };
+  return codec === CODEC_8_EXTENDED ? WIDE : codec === CODEC_16 ? WIDE_IDS : NARROW;
 }
 
 const read = (r: ByteReader, size: number) => (size === 2 ? r.u16() : r.u8());
 
-function readValue(r: ByteReader, size: number): bigint {
+function readValue(r: ByteReader, size: number): number | bigint {
   switch (size) {
     case 1:
-      return BigInt(r.u8());
+      return r.u8();
     case 2:
-      return BigInt(r.u16());
+      return r.u16();
     case 4:
-      return BigInt(r.u32());
+      return r.u32();
     default:
       return r.u64();
   }
@@ -37,7 +40,7 @@ function readIoElements(r: ByteReader, codec: number, extended: boolean, into: R
     const count = read(r, w.count);
     for (let i = 0; i < count; i++) {
       const id = read(r, w.id);
-      Object.assign(into, ioAttributes(id, readValue(r, size), size));
+      applyIo(into, id, readValue(r, size), size);
     }
   }
   if (extended) {
@@ -67,7 +70,7 @@ function variableIo(id: number, value: Uint8Array): Record<string, AttributeValu
 
 /** One Codec 8 / 8 Extended / 16 record: timestamp, priority, GPS element, IO elements. */
 export function readAvlRecord(r: ByteReader, codec: number, extended: boolean): DecodedPosition {
-  const fixTime = new Date(Number(r.u64()));
+  const fixTime = new Date(r.u32() * 4294967296 + r.u32()); // 8-byte milliseconds, without a BigInt
   const priority = r.u8();
   const longitude = r.i32() / 1e7;
   const latitude = r.i32() / 1e7;
@@ -86,7 +89,7 @@ export function readAvlRecord(r: ByteReader, codec: number, extended: boolean): 
 
 const GH3000_EPOCH_S = Date.UTC(2007, 0, 1) / 1000;
 
-function gh3000Io(id: number, value: bigint): Record<string, AttributeValue> {
+function gh3000Io(id: number, value: number | bigint): Record<string, AttributeValue> {
   const n = Number(value);
   switch (id) {
     case 1:
