@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { corpusSamples, sampleBytes } from '../../conformance/corpus.ts';
+import { GT06_MAX_FRAME_BYTES, nextGt06Frame } from './gt06-framer.ts';
+
+const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));
+// A real 0x12 GPS/LBS capture and a real login, both with consistent lengths and no CR LF inside.
+const GPS = hex('78781f120f0a140e150bc505e51e780293a9e800540000f601006e0055da00035f240d0a');
+const LOGIN = hex('78780d01086471700328358100093f040d0a');
+
+describe('gt06 framer', () => {
+  it('answers incomplete at every split point of a real frame, then returns the frame', () => {
+    for (const sample of [GPS, LOGIN]) {
+      for (let cut = 0; cut < sample.length; cut++) expect(nextGt06Frame(sample.subarray(0, cut)).kind, `cut at ${cut}`).toBe('incomplete');
+      expect(nextGt06Frame(sample)).toEqual({ kind: 'frame', frame: sample, consumed: sample.length });
+    }
+  });
+
+  it('cuts concatenated frames one at a time', () => {
+    const both = new Uint8Array([...LOGIN, ...GPS]);
+    const first = nextGt06Frame(both);
+    expect(first).toEqual({ kind: 'frame', frame: LOGIN, consumed: LOGIN.length });
+    const second = nextGt06Frame(both.subarray(LOGIN.length));
+    expect(second).toEqual({ kind: 'frame', frame: GPS, consumed: GPS.length });
+  });
+
+  it('skips garbage before a frame', () => {
+    const noisy = new Uint8Array([0x00, 0xff, 0x0d, 0x0a, 0x12, ...GPS]);
+    const skip = nextGt06Frame(noisy);
+    expect(skip).toEqual({ kind: 'skip', consumed: 5 });
+    expect(nextGt06Frame(noisy.subarray(5)).kind).toBe('frame');
+  });
+
+  it('does not treat a lone 0x78 as garbage: it may start a frame', () => {
+    expect(nextGt06Frame(Uint8Array.of(0x78)).kind).toBe('incomplete');
+    expect(nextGt06Frame(Uint8Array.of(0x78, 0x01))).toEqual({ kind: 'skip', consumed: 2 }); // neither byte can start a frame
+    expect(nextGt06Frame(Uint8Array.of(0x00, 0x78))).toEqual({ kind: 'skip', consumed: 1 });
+  });
+
+  it('rejects a declared length beyond maxFrameBytes as invalid', () => {
+    const huge = hex('7979ffff12000000');
+    expect(nextGt06Frame(huge).kind).toBe('invalid');
+    expect(0xffff + 6).toBeGreaterThan(GT06_MAX_FRAME_BYTES);
+  });
+
+  it('gives up with invalid when no frame end appears within maxFrameBytes', () => {
+    // Declared length 3 but the body never reaches CR LF: the framer must not buffer forever.
+    const runaway = new Uint8Array(GT06_MAX_FRAME_BYTES + 10).fill(0x55);
+    runaway.set([0x78, 0x78, 0x03, 0x69]);
+    expect(nextGt06Frame(runaway).kind).toBe('invalid');
+  });
+
+  it('reads every corpus frame sample (checked value by value in the corpus test)', () => {
+    for (const sample of corpusSamples('gt06').filter((s) => s.kind === 'frame')) expect(nextGt06Frame(sampleBytes(sample)).kind).toBe('frame');
+  });
+});
