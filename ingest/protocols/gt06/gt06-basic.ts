@@ -1,4 +1,3 @@
-import type { DecodedPosition } from '../../protocol.ts';
 import { newReport, readBcdDateTime, readDateTime, readGps } from './gt06-fix.ts';
 import { ack, emit, buildFrame, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { ascii, Gt06Reader, hex } from './gt06-reader.ts';
@@ -178,6 +177,7 @@ export function decodeWifi(msg: Gt06Message, frame: Uint8Array): Gt06Result {
   }
   if (macs.length > 0) p.attributes.wifi = macs.join(',');
   if (msg.type === 0xf3) return emit(p);
+  // These firmwares expect their own time echoed in a CRC-less frame, not the usual acknowledgement.
   const reply = new Uint8Array(12);
   reply.set([0x78, 0x78, 0x00, msg.type]);
   reply.set(timeBytes, 4);

@@ -18,10 +18,10 @@ export function decodeCells(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   const lte = LTE_CELLS.has(msg.type);
   const cellBytes = lte ? 4 + 8 + 1 : 2 + 3 + 1;
-  // Some firmwares send a GPS fix under these types (0xA2, 0x24); it is too short for the cell list.
-  if (r.remaining < 6 + 3 + 6 * cellBytes) return decodeGpsForm(msg);
   // WANWAY S20 sends 0x24 with length 0x31: timing advance first and a counted cell list.
   const s20 = msg.type === 0x24 && msg.length === 0x31 && !msg.extended;
+  // Some firmwares send a GPS fix under these types (0xA2, 0x24); it is too short for the cell list.
+  if (!s20 && r.remaining < 6 + 3 + 6 * cellBytes) return decodeGpsForm(msg);
   const p = newReport(readDateTime(r, msg.state));
   if (s20) r.u8();
   const mcc = r.u16();

@@ -118,6 +118,5 @@ export function decodeGt06(frame: Uint8Array, session: DecoderSession): DecodedF
   if (!msg.extended && msg.type === LOGIN) return decodeLogin(msg);
   // Until a login names the device, its data cannot be attributed: drop it unanswered.
   if (session.deviceId === undefined) return { positions: [] };
-  const result = msg.extended ? decodeExtended(msg) : decodeBasic(msg, frame);
-  return result;
+  return msg.extended ? decodeExtended(msg) : decodeBasic(msg, frame);
 }

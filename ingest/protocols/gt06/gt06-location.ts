@@ -1,5 +1,4 @@
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
-import type { DecodedPosition } from '../../protocol.ts';
 import { newReport, readGps } from './gt06-fix.ts';
 import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { Gt06Reader, hex } from './gt06-reader.ts';
@@ -95,8 +94,12 @@ function readModule37(p: Gt06Record, r: Gt06Reader): void {
 /** Bytes some models put before the fix: their IMEI (QH302R), or a marker, IMEI and event time (NT20, XT40). */
 function prefixBytes(msg: Gt06Message): number {
   if (msg.model === 'QH302R' && msg.type === 0x12) return 8;
-  if ((msg.model === 'NT20' || msg.model === 'XT40') && (msg.type === 0x22 || msg.type === 0x25)) return 1 + 8 + 6;
+  if (isNt20Family(msg)) return 1 + 8 + 6;
   return 0;
+}
+
+function isNt20Family(msg: Gt06Message): boolean {
+  return (msg.model === 'NT20' || msg.model === 'XT40') && (msg.type === 0x22 || msg.type === 0x25);
 }
 
 /** GPS / LBS / status messages (0x10-0x37, 0xA0-0xA7): one position (or report) each, acknowledged. */
@@ -124,7 +127,7 @@ export function decodeLocation(msg: Gt06Message): Gt06Result {
       r.pos = r.end - 2; // altitude closes the AZ735 body
       p.altitude = r.i16();
     }
-    if (prefixBytes(msg) > 1) readNt20Tail(p, msg);
+    if (isNt20Family(msg)) readNt20Tail(p, msg);
     if (r.remaining === 4) p.attributes.odometer = r.u32();
   }
   return emit(p, ack(msg));
@@ -154,13 +157,16 @@ function readNt20Tail(p: Gt06Record, msg: Gt06Message): void {
   if (msg.type === 0x25) {
     // An RFID reader's frame (STX, 12 characters, ETX) ends the message when a driver swiped.
     if (r.remaining >= 14 && r.bytes[r.end - 1] === 0x03 && r.bytes[r.end - 14] === 0x02) p.attributes.driverUniqueId = hex(r.bytes.subarray(r.end - 14, r.end));
+    r.pos = r.end;
     return;
   }
   r.pos = r.end - 12; // fixed offsets from the end; the reader still bounds every read
   p.attributes.power = r.u16() * 0.01;
   p.attributes.battery = r.u8() * 0.1;
   r.pos = r.end - 4;
-  if (msg.model === 'NT20') p.attributes.hours = r.u32() * 60_000;
+  const minutes = r.u32();
+  // Only NT20 is known to count engine minutes here (reported in ms, as `hours` is everywhere).
+  if (msg.model === 'NT20') p.attributes.hours = minutes * 60_000;
 }
 
 /** Short 0xA3 frames from wearables: terminal info first, step counter on the longer form. */

@@ -30,9 +30,20 @@ export interface Gt06Result {
 /** Attributes holder shared by positions and reports, for helpers that only fill attributes. */
 export type Gt06Record = DecodedPosition | DecodedReport;
 
+/** Coordinates off the globe or a zero timestamp mean the bytes were not a fix, whatever their place. */
+function isPlausibleFix(record: Gt06Record): record is DecodedPosition {
+  if (!('fixTime' in record)) return false;
+  return Math.abs(record.latitude) <= 90 && Math.abs(record.longitude) <= 180 && record.fixTime.getTime() > 0;
+}
+
+function asReport(record: Gt06Record): DecodedReport {
+  if (!('fixTime' in record)) return record;
+  return record.fixTime.getTime() > 0 ? { time: record.fixTime, attributes: record.attributes } : { attributes: record.attributes };
+}
+
 /** Puts a record where it belongs: a position when it carries a fix, a report otherwise. */
 export function emit(record: Gt06Record, reply?: Uint8Array): Gt06Result {
-  const result: Gt06Result = 'fixTime' in record ? { positions: [record] } : { positions: [], reports: [record] };
+  const result: Gt06Result = isPlausibleFix(record) ? { positions: [record] } : { positions: [], reports: [asReport(record)] };
   if (reply) result.reply = reply;
   return result;
 }
