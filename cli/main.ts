@@ -6,6 +6,7 @@ import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
 import { keyCommand, keyUsage } from './commands/key.ts';
 import { migrateCommand, migrateUsage } from './commands/migrate.ts';
 import { serveCommand, serveUsage } from './commands/serve.ts';
+import { simulateCommand, simulateUsage } from './commands/simulate.ts';
 import { userCommand, userUsage } from './commands/user.ts';
 import { loadConfig, type Config } from './config.ts';
 import { StartupError } from './startup-error.ts';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promis
   device: { run: deviceCommand, usage: deviceUsage },
   geofence: { run: geofenceCommand, usage: geofenceUsage },
   demo: { run: demoCommand, usage: demoUsage },
+  simulate: { run: simulateCommand, usage: simulateUsage },
 };
 
 const HELP = `fleet — fleetcore's command line

@@ -1,16 +1,7 @@
 /** Seeded mutations of real frames for fuzz tests: the same seed gives the same frames on every run. */
 
-/** mulberry32: small, fast, good enough to spread mutations. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../simulators/seeded-random.ts';
+
 
 /** One mutation: flip bits, overwrite, truncate, insert, duplicate a slice, or zero a run. */
 export function mutate(frame: Uint8Array, random: () => number): Uint8Array {

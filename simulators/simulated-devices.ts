@@ -1,0 +1,27 @@
+import type { Db } from '../db/database.ts';
+import { addDevice } from '../db/devices.ts';
+import type { Point } from './drive.ts';
+
+/** IMEIs a seed's simulation uses: 15 digits, `35`, the seed (4 digits), the vehicle number (9). */
+export function simulatedImei(seed: number, index: number): string {
+  return `35${String(seed % 10_000).padStart(4, '0')}${String(index + 1).padStart(9, '0')}`;
+}
+
+/** Registers the simulation's vehicles in the account, those not there yet; returns every IMEI. */
+export async function ensureSimulatedDevices(db: Db, accountId: number, seed: number, count: number): Promise<string[]> {
+  const imeis = Array.from({ length: count }, (_, i) => simulatedImei(seed, i));
+  const existing = new Set(
+    (await db.selectFrom('devices').select('imei').where('imei', 'in', imeis).execute()).map((d) => d.imei),
+  );
+  for (const [i, imei] of imeis.entries()) {
+    if (existing.has(imei)) continue;
+    await addDevice(db, { accountId, imei, name: `Sim ${seed}-${i + 1}`, plates: `SIM-${String(i + 1).padStart(4, '0')}`, mode: 'live', protocol: 'teltonika' });
+  }
+  return imeis;
+}
+
+/** The account's geofence centers: the places simulated vehicles drive between. */
+export async function geofenceStops(db: Db, accountId: number): Promise<Point[]> {
+  const rows = await db.selectFrom('geofences').select(['center_lat', 'center_lng']).where('account_id', '=', accountId).execute();
+  return rows.map((r) => ({ latitude: r.center_lat, longitude: r.center_lng }));
+}

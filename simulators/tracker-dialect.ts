@@ -1,0 +1,23 @@
+import type { SimulatedFix } from './teltonika-packets.ts';
+import { teltonikaCodec8, teltonikaLogin } from './teltonika-packets.ts';
+
+/** How a simulated tracker of one protocol logs in, packs its fixes and reads the server's answers. */
+export interface TrackerDialect {
+  protocol: string;
+  maxRecordsPerPacket: number;
+  login(imei: string): Uint8Array;
+  /** The login answer at the start of `received`, or undefined while incomplete. */
+  readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean } | undefined;
+  packet(fixes: SimulatedFix[]): Uint8Array;
+  /** How many records the answer at the start of `received` acknowledges, or undefined while incomplete. */
+  readAck(received: Uint8Array): { consumed: number; records: number } | undefined;
+}
+
+export const teltonikaDialect: TrackerDialect = {
+  protocol: 'teltonika',
+  maxRecordsPerPacket: 50,
+  login: teltonikaLogin,
+  readLoginAnswer: (r) => (r.length < 1 ? undefined : { consumed: 1, accepted: r[0] === 0x01 }),
+  packet: teltonikaCodec8,
+  readAck: (r) => (r.length < 4 ? undefined : { consumed: 4, records: new DataView(r.buffer, r.byteOffset, 4).getUint32(0) }),
+};

@@ -1,0 +1,130 @@
+import { connect, type Socket } from 'node:net';
+import type { Drive } from './drive.ts';
+import type { SimulatedFix } from './teltonika-packets.ts';
+import type { TrackerDialect } from './tracker-dialect.ts';
+
+export interface TrackerStats {
+  generated: number;
+  acknowledged: number;
+  /** Packet sent → ACK received, in ms. */
+  ackLatencies: number[];
+  reconnects: number;
+  refused: boolean;
+}
+
+const MAX_BUFFERED_FIXES = 10_000;
+
+/**
+ * One simulated tracker over real TCP: it reports every interval, keeps what the server has not
+ * acknowledged (also while disconnected, like a real device's memory) and sends it again, oldest
+ * first, until it is acknowledged.
+ */
+export class VirtualTracker {
+  readonly stats: TrackerStats = { generated: 0, acknowledged: 0, ackLatencies: [], reconnects: 0, refused: false };
+  private outbox: SimulatedFix[] = [];
+  private inFlight = 0;
+  private sentAt = 0;
+  private socket: Socket | undefined;
+  private state: 'idle' | 'login' | 'ready' = 'idle';
+  private received: Uint8Array = new Uint8Array(0);
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly imei: string,
+    private readonly dialect: TrackerDialect,
+    private readonly drive: Drive,
+    private readonly server: { host: string; port: number },
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    if (this.stopped) return;
+    this.connect();
+    this.timer = setInterval(() => this.report(), this.intervalMs);
+  }
+
+  get pending(): number {
+    return this.outbox.length;
+  }
+
+  private report(): void {
+    this.outbox.push(this.drive.advance(new Date(), this.intervalMs / 1000));
+    this.stats.generated++;
+    // A full memory drops the oldest fix, as trackers do.
+    if (this.outbox.length > MAX_BUFFERED_FIXES) this.outbox.shift();
+    this.send();
+  }
+
+  private connect(): void {
+    if (this.stopped || this.stats.refused) return;
+    const socket = connect(this.server.port, this.server.host);
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.on('connect', () => {
+      this.state = 'login';
+      socket.write(this.dialect.login(this.imei));
+    });
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      this.state = 'idle';
+      this.inFlight = 0; // unacknowledged records stay in the outbox and go again
+      this.received = new Uint8Array(0);
+      if (this.stopped || this.stats.refused) return;
+      this.stats.reconnects++;
+      setTimeout(() => this.connect(), 200 + Math.random() * 300).unref();
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk]);
+    for (;;) {
+      if (this.state === 'login') {
+        const answer = this.dialect.readLoginAnswer(this.received);
+        if (!answer) return;
+        this.received = this.received.subarray(answer.consumed);
+        if (!answer.accepted) {
+          this.stats.refused = true;
+          this.socket?.destroy();
+          return;
+        }
+        this.state = 'ready';
+        this.send();
+      } else if (this.state === 'ready' && this.inFlight > 0) {
+        const ack = this.dialect.readAck(this.received);
+        if (!ack) return;
+        this.received = this.received.subarray(ack.consumed);
+        const records = Math.min(ack.records, this.inFlight);
+        this.outbox.splice(0, records);
+        this.stats.acknowledged += records;
+        this.stats.ackLatencies.push(performance.now() - this.sentAt);
+        this.inFlight = 0;
+        this.send();
+      } else {
+        return;
+      }
+    }
+  }
+
+  private send(): void {
+    if (this.state !== 'ready' || this.inFlight > 0 || this.outbox.length === 0 || !this.socket) return;
+    const batch = this.outbox.slice(0, this.dialect.maxRecordsPerPacket);
+    this.inFlight = batch.length;
+    this.sentAt = performance.now();
+    this.socket.write(this.dialect.packet(batch));
+  }
+
+  /** Stops reporting; waits up to `graceMs` for what is buffered to be acknowledged, then hangs up. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (!this.socket) {
+      this.stopped = true;
+      return;
+    }
+    const deadline = Date.now() + graceMs;
+    while (this.outbox.length > 0 && !this.stats.refused && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    this.stopped = true;
+    this.socket?.destroy();
+  }
+}
