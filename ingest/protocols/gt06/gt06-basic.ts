@@ -10,7 +10,7 @@ export function decodeStatus(msg: Gt06Message): Gt06Result {
   if (r.remaining >= 14) decodeLongStatus(p, r);
   else if (r.remaining >= 5 && msg.model === 'R11') {
     applyTerminalInfo(p, r.u8());
-    p.attributes.power = r.u16() * 0.01;
+    p.attributes.power = r.u16() / 100;
   } else if (r.remaining >= 5 && msg.model === 'SEEWORLD') {
     applyTerminalInfo(p, r.u8());
     r.skip(2);
@@ -18,7 +18,7 @@ export function decodeStatus(msg: Gt06Message): Gt06Result {
   } else if (r.remaining >= 5 && msg.model === 'LW4G-4B') {
     applyTerminalInfo(p, r.u8());
     r.skip(3);
-    p.attributes.power = r.u8() * 0.1;
+    p.attributes.power = r.u8() / 10;
   } else {
     applyTerminalInfo(p, r.u8());
     if (r.remaining >= 1) p.attributes.batteryLevel = batteryLevel(r.u8());
@@ -40,7 +40,7 @@ function decodeLongStatus(p: Gt06Record, r: Gt06Reader): void {
   r.u8(); // language
   p.attributes.batteryLevel = r.u8();
   r.u8(); // working mode
-  p.attributes.power = r.u16() * 0.01;
+  p.attributes.power = r.u16() / 100;
   r.pos = end - 2;
   const t = r.u16();
   p.attributes.temp1 = ((t & 0x8000 ? -1 : 1) * (t & 0x7fff)) / 10;
@@ -54,7 +54,7 @@ export function decodeHeartbeat(msg: Gt06Message): Gt06Result {
   p.attributes.armed = (status & 0x01) !== 0;
   p.attributes.ignition = (status & 0x02) !== 0;
   p.attributes.charge = (status & 0x04) !== 0;
-  if (r.remaining >= 2) p.attributes.battery = r.u16() * 0.01;
+  if (r.remaining >= 2) p.attributes.battery = r.u16() / 100;
   if (r.remaining >= 1) p.attributes.rssi = r.u8();
   return emit(p, ack(msg));
 }
@@ -77,7 +77,7 @@ export function decodeAddressRequest(): Gt06Result {
 /** 0x94 in a short frame: external supply voltage only. */
 export function decodeBasicInfo(msg: Gt06Message): Gt06Result {
   const p = newReport();
-  p.attributes.power = msg.body.i16() * 0.01;
+  p.attributes.power = msg.body.i16() / 100;
   return emit(p, ack(msg));
 }
 
@@ -150,13 +150,13 @@ export function decodeX1Gps(msg: Gt06Message): Gt06Result {
   r.skip(2 + 1 + 2 + 4); // cell tower
   const driver = r.u32();
   if (driver > 0) p.attributes.driverUniqueId = String(driver);
-  p.attributes.battery = r.u16() * 0.01;
-  p.attributes.power = r.u16() * 0.01;
+  p.attributes.battery = r.u16() / 100;
+  p.attributes.power = r.u16() / 100;
   const ports = r.u32();
   p.attributes.input = r.u8();
   p.attributes.output = r.u8();
   const adcs = (ports >>> 20) & 0x0f;
-  for (let i = 1; i <= adcs && r.remaining >= 2; i++) p.attributes[`adc${i}`] = r.u16() * 0.01;
+  for (let i = 1; i <= adcs && r.remaining >= 2; i++) p.attributes[`adc${i}`] = r.u16() / 100;
   return emit(p, ack(msg));
 }
 

@@ -12,7 +12,11 @@ import { Gt06Reader, hex } from './gt06-reader.ts';
 
 const LOGIN = 0x01;
 
-/** Splits a frame into header, type, body and serial, without trusting the declared length. */
+/**
+ * Splits a frame into header, type, body and serial, without trusting the declared length. The
+ * CRC is not checked: several firmwares send wrong or no CRCs (so do real captures in the corpus),
+ * TCP already guards the bytes, and every read is bounds-checked anyway.
+ */
 function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message {
   const start = frame[0];
   if (frame.length < 4 || (start !== 0x78 && start !== 0x79) || frame[1] !== start) throw new MalformedFrameError('gt06: frame does not start with 0x7878 or 0x7979');

@@ -51,7 +51,7 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
   const a = p.attributes;
   switch (sub) {
     case 0x00:
-      a.adc1 = r.u16() * 0.01;
+      a.adc1 = r.u16() / 100;
       break;
     case 0x04:
       a.result = ascii(r.take(r.remaining)).replace(/\0+$/, '');
@@ -70,7 +70,7 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
     case 0x0b:
       // One byte is the radio in use; two bytes are the supply voltage.
       if (r.remaining === 1) a.networkTechnology = r.u8() === 0 ? '2G' : '4G';
-      else a.power = r.u16() * 0.01;
+      else a.power = r.u16() / 100;
       break;
     case 0x0d:
       decodeFuelSensor(p, r);
@@ -79,8 +79,8 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
       decodeSerialReader(p, r);
       break;
     case 0x1e:
-      a.temp1 = (r.u32() | 0) * 0.1;
-      a.humidity = r.u32() * 0.1;
+      a.temp1 = (r.u32() | 0) / 10;
+      a.humidity = r.u32() / 10;
       break;
     default:
       return { positions: [], reply: ack(msg) };
@@ -144,7 +144,7 @@ export function decodeObd(msg: Gt06Message): Gt06Result {
     if (pid === 74) p.attributes.vin = value;
     const name = OBD_KEYS.get(pid);
     const n = Number.parseInt(value, 16);
-    if (name && Number.isFinite(n)) p.attributes[name] = n * 0.01;
+    if (name && Number.isFinite(n)) p.attributes[name] = n / 100;
   }
   return emit(p, ack(msg));
 }

@@ -86,7 +86,7 @@ function readModule37(p: Gt06Record, r: Gt06Reader): void {
   if (r.remaining < 3) return;
   const module = r.u16();
   const length = r.u8();
-  if (module === 0x0027 && length >= 2) p.attributes.power = r.u16() * 0.01;
+  if (module === 0x0027 && length >= 2) p.attributes.power = r.u16() / 100;
   else if (module === 0x002e && length >= 4) p.attributes.odometer = r.u32();
   else r.skip(Math.min(length, r.remaining));
 }
@@ -161,8 +161,8 @@ function readNt20Tail(p: Gt06Record, msg: Gt06Message): void {
     return;
   }
   r.pos = r.end - 12; // fixed offsets from the end; the reader still bounds every read
-  p.attributes.power = r.u16() * 0.01;
-  p.attributes.battery = r.u8() * 0.1;
+  p.attributes.power = r.u16() / 100;
+  p.attributes.battery = r.u8() / 10;
   r.pos = r.end - 4;
   const minutes = r.u32();
   // Only NT20 is known to count engine minutes here (reported in ms, as `hours` is everywhere).
@@ -215,6 +215,6 @@ function decodeGpsLbsExtras(p: Gt06Record, r: Gt06Reader, msg: Gt06Message): voi
 
 function readPowerStatus(p: Gt06Record, r: Gt06Reader, overspeedVariant = false): void {
   applyTerminalInfo(p, r.u8(), overspeedVariant);
-  p.attributes.power = r.u16() * 0.01;
+  p.attributes.power = r.u16() / 100;
   p.attributes.rssi = r.u8();
 }

@@ -35,10 +35,10 @@ function applyModule(a: Record<string, string | number | boolean>, id: number, m
       a.satVisible = m.u8();
       break;
     case 0x18:
-      a.battery = m.u16() * 0.01;
+      a.battery = m.u16() / 100;
       break;
     case 0x28:
-      a.hdop = m.u8() * 0.1;
+      a.hdop = m.u8() / 10;
       break;
     case 0x29:
       a.index = m.u32();

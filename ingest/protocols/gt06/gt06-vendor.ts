@@ -26,7 +26,7 @@ export function decode36(msg: Gt06Message): Gt06Result {
     const p = readGps(r, msg.state)!;
     skipLbs(r, 'short', false);
     r.pos = r.end - 12;
-    p.attributes.battery = r.u8() * 0.1;
+    p.attributes.battery = r.u8() / 10;
     r.pos = r.end - 8;
     const tag = r.take(8);
     if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
@@ -38,7 +38,7 @@ export function decode36(msg: Gt06Message): Gt06Result {
     const id = r.u8();
     const length = r.u8();
     if (length > r.remaining) break;
-    if (id === 0x18 && length === 2) p.attributes.battery = r.u16() * 0.01;
+    if (id === 0x18 && length === 2) p.attributes.battery = r.u16() / 100;
     else r.skip(length);
   }
   return Object.keys(p.attributes).length > 0 ? emit(p, ack(msg)) : { positions: [], reply: ack(msg) };
@@ -55,7 +55,7 @@ export function decodeF1(msg: Gt06Message): Gt06Result {
   while (r.remaining >= 3) {
     const id = r.u16();
     const value = r.take(Math.min(r.u8(), r.remaining));
-    if (id === 0x0005 && value.length === 2) p.attributes.power = ((value[0]! << 8) | value[1]!) * 0.01;
+    if (id === 0x0005 && value.length === 2) p.attributes.power = ((value[0]! << 8) | value[1]!) / 100;
     else putRaw(p, id, value);
   }
   return emit(p, ack(msg));
