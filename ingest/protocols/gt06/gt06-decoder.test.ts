@@ -65,4 +65,19 @@ describe('gt06 decoder', () => {
     const cut = hex('78781f120f0a140e150bc505e51e780d0a');
     expect(() => gt06.decode(cut, loggedIn())).toThrow(MalformedFrameError);
   });
+
+  it('applies the time zone a login announces to later device times', () => {
+    const session = newSession();
+    // Zone word 0x190A: 400 → 4 h 00 min, bit 3 set → west of UTC (UTC−4).
+    gt06.decode(hex('787811010864717003664467100f190a0002c6d20d0a'), session);
+    const p = gt06.decode(GPS_LBS, session).positions[0]!;
+    expect(p.fixTime.toISOString()).toBe('2015-10-20T18:21:11.000Z');
+  });
+
+  it('reads a command answer (0x15) as a report carrying the text', () => {
+    const frame = hex('78782d152500000000437574206f666620746865206675656c20737570706c793a2053756363657373210002013b898a0d0a');
+    const result = gt06.decode(frame, loggedIn());
+    expect(result.positions).toEqual([]);
+    expect(result.reports![0]!.attributes.result).toBe('Cut off the fuel supply: Success!');
+  });
 });
