@@ -12,9 +12,7 @@ export function decodeStringInfo(msg: Gt06Message): Gt06Result {
   const encoding = r.u8();
   const text = (encoding === 1 ? ascii(r.take(r.remaining)) : utf16be(r.take(r.remaining))).replace(/\0+$/, '');
   const fix = parseCurrentPosition(text);
-  if (fix) {
-    return emit(fix, ack(msg));
-  }
+  if (fix) return emit(fix, ack(msg));
   const p = newReport();
   p.attributes.result = text;
   return emit(p, ack(msg));
