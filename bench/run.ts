@@ -2,6 +2,7 @@
 const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
   api: () => import('./api.ts'),
   decode: () => import('./decode.ts'),
+  ingest: () => import('./ingest.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);
