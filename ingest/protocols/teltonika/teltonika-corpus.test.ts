@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { replayCorpus, type KnownDeviation } from '../../conformance/corpus.ts';
+import type { KnownDeviation } from '../../conformance/corpus.ts';
+import { conformanceSuite } from '../../conformance/protocol-suites.ts';
 import { teltonika } from './teltonika.ts';
 
 /**
@@ -21,17 +21,6 @@ const KNOWN: KnownDeviation[] = [
   { test_method: 'testDecodePhoto', order: 3, reason: BAD_CRC },
 ];
 
-const failures = replayCorpus(teltonika, (session, state) => {
+conformanceSuite(teltonika, KNOWN, (session, state) => {
   if (state.extended === true) session.options.extended = true;
-});
-const isKnown = (f: (typeof failures)[number]) => KNOWN.some((k) => k.test_method === f.sample.test_method && k.order === f.sample.order);
-
-describe('Teltonika conformance corpus', () => {
-  it('decodes every sample as the corpus expects, but for the listed deviations', () => {
-    expect(failures.filter((f) => !isKnown(f)).map((f) => `${f.sample.test_method}#${f.sample.order} (${f.sample.verify}): ${f.problem}`)).toEqual([]);
-  });
-
-  it('lists only deviations that still happen', () => {
-    expect(KNOWN.filter((k) => !failures.some((f) => f.sample.test_method === k.test_method && f.sample.order === k.order))).toEqual([]);
-  });
 });
