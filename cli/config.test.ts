@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       bodyLimitBytes: 256 * 1024,
       deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 },
       onTimeToleranceMinutes: 5,
+      trackerPorts: { teltonika: 5027, gt06: 5023, h02: 5013, gl200: 5004, meitrack: 5020, tk103: 5002 },
+      ingest: { idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5 },
       demoSeed: 'auto',
     });
   });
@@ -48,6 +50,16 @@ describe('loadConfig', () => {
       INACTIVE_AFTER_MINUTES: '15',
       MOVING_SPEED_KMH: '2.5',
       ON_TIME_TOLERANCE_MINUTES: '0',
+      TELTONIKA_PORT: '15027',
+      GT06_PORT: '0',
+      H02_PORT: '15013',
+      GL200_PORT: '15004',
+      MEITRACK_PORT: '15020',
+      TK103_PORT: '15002',
+      TRACKER_IDLE_TIMEOUT_S: '60',
+      TRACKER_MAX_BUFFERED_BYTES: '65536',
+      INGEST_BATCH_ROWS: '500',
+      INGEST_BATCH_DELAY_MS: '2',
       DEMO_SEED: 'true',
     });
     expect(config).toEqual({
@@ -61,6 +73,8 @@ describe('loadConfig', () => {
       bodyLimitBytes: 2048,
       deviceStatus: { inactiveAfterMinutes: 15, movingSpeedKmh: 2.5 },
       onTimeToleranceMinutes: 0,
+      trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002 },
+      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2 },
       demoSeed: 'true',
     });
   });

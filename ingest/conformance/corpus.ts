@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newSession, type DecodedFrame, type DecodedPosition, type Protocol } from '../protocol.ts';
 
@@ -31,12 +31,17 @@ export interface KnownDeviation {
   reason: string;
 }
 
-const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/traccar-protocol-samples.json');
+// The corpus lives in the workspace's shared/ folder, beside the repository (as CI checks it out);
+// FLEETCORE_CORPUS points elsewhere.
+const CORPUS = process.env.FLEETCORE_CORPUS ?? resolve(import.meta.dirname, '../../../shared/corpus/traccar-protocol-samples.json');
 
 let all: CorpusSample[] | undefined;
 
 export function corpusSamples(protocol: string): CorpusSample[] {
-  all ??= JSON.parse(readFileSync(CORPUS, 'utf8')) as CorpusSample[];
+  if (!all) {
+    if (!existsSync(CORPUS)) throw new Error(`conformance corpus not found at ${CORPUS}; put shared/ beside the repository or set FLEETCORE_CORPUS`);
+    all = JSON.parse(readFileSync(CORPUS, 'utf8')) as CorpusSample[];
+  }
   return all.filter((s) => s.protocol === protocol);
 }
 
