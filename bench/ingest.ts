@@ -59,7 +59,7 @@ export default async function ingestBench(args: string[]): Promise<void> {
     await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
     for (const scenario of SCENARIOS) {
       const server = await startIngest(handle.db, silentLogger, {
-        host: '127.0.0.1', ports: { teltonika: await freePort() },
+        host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
         limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5, onDevicesUpdated: () => undefined,
       });
       const before = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM positions`.execute(handle.db)).rows[0]!.n;

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 },
       onTimeToleranceMinutes: 5,
       trackerPorts: { teltonika: 5027, gt06: 5023, h02: 5013, gl200: 5004, meitrack: 5020, tk103: 5002 },
+      osmandPort: 5055,
       ingest: { idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5 },
       demoSeed: 'auto',
     });
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       GL200_PORT: '15004',
       MEITRACK_PORT: '15020',
       TK103_PORT: '15002',
+      OSMAND_PORT: '15055',
       TRACKER_IDLE_TIMEOUT_S: '60',
       TRACKER_MAX_BUFFERED_BYTES: '65536',
       INGEST_BATCH_ROWS: '500',
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
       deviceStatus: { inactiveAfterMinutes: 15, movingSpeedKmh: 2.5 },
       onTimeToleranceMinutes: 0,
       trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002 },
+      osmandPort: 15055,
       ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2 },
       demoSeed: 'true',
     });

@@ -17,6 +17,8 @@ export interface Config {
   onTimeToleranceMinutes: number;
   /** TCP port per tracker protocol; 0 disables that listener. */
   trackerPorts: Record<string, number>;
+  /** HTTP port of the OsmAnd protocol (phone apps); 0 disables it. */
+  osmandPort: number;
   ingest: { idleTimeoutMs: number; maxBufferedBytes: number; batchRows: number; batchDelayMs: number };
   /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
   demoSeed: 'auto' | 'true' | 'false';
@@ -91,6 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     trackerPorts: Object.fromEntries(
       TRACKER_PROTOCOLS.map(({ protocol, portVariable }) => [protocol.name, integer(env, portVariable, protocol.defaultPort, 0, 65535)]),
     ),
+    osmandPort: integer(env, 'OSMAND_PORT', 5055, 0, 65535),
     ingest: {
       idleTimeoutMs: integer(env, 'TRACKER_IDLE_TIMEOUT_S', 600, 10, 86_400) * 1000,
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),

@@ -5,11 +5,14 @@ import { DeviceRegistry } from './device-registry.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
 import type { ConnectionLimits } from './tracker-connection.ts';
+import { listenForOsmAnd } from './osmand-server.ts';
 import { listenForTrackers, type TrackerListener } from './tracker-listener.ts';
 
 export interface IngestOptions {
   host: string;
   ports: Record<string, number>;
+  /** OsmAnd over HTTP; 0 disables it. */
+  osmandPort: number;
   limits: ConnectionLimits;
   batchRows: number;
   batchDelayMs: number;
@@ -38,6 +41,7 @@ export async function startIngest(db: Db, log: Logger, options: IngestOptions): 
       if (port === 0) continue;
       listeners.push(await listenForTrackers(options.host, port, { protocol, registry, writer, log, limits: options.limits }));
     }
+    if (options.osmandPort !== 0) listeners.push(await listenForOsmAnd(options.host, options.osmandPort, { registry, writer, log }));
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close()));
     throw error;

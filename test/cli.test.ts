@@ -46,7 +46,7 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'HOST', 'PORT', 'DEMO_SEED', 'LOG_LEVEL']) delete env[name];
   // Tracker listeners stay off unless a test asks for one, so runs never fight over the standard ports.
-  const trackersOff = Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0']));
+  const trackersOff = { ...Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0'])), OSMAND_PORT: '0' };
   return { ...env, ...trackersOff, LOG_LEVEL: 'warn', ...extra };
 }
 

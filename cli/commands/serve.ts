@@ -88,6 +88,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       ingest = await startIngest(database.db, log, {
         host: config.host,
         ports: config.trackerPorts,
+        osmandPort: config.osmandPort,
         limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
         batchRows: config.ingest.batchRows,
         batchDelayMs: config.ingest.batchDelayMs,
