@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       osmandPort: 5055,
       ingest: { idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5 },
       demoSeed: 'auto',
+      demoSimulate: 'auto',
     });
   });
 
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
       INGEST_BATCH_ROWS: '500',
       INGEST_BATCH_DELAY_MS: '2',
       DEMO_SEED: 'true',
+      DEMO_SIMULATE: 'false',
     });
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       osmandPort: 15055,
       ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2 },
       demoSeed: 'true',
+      demoSimulate: 'false',
     });
   });
 

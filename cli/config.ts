@@ -22,6 +22,8 @@ export interface Config {
   ingest: { idleTimeoutMs: number; maxBufferedBytes: number; batchRows: number; batchDelayMs: number };
   /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
   demoSeed: 'auto' | 'true' | 'false';
+  /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
+  demoSimulate: 'auto' | 'true' | 'false';
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -61,9 +63,9 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
-function demoSeed(raw: string | undefined): Config['demoSeed'] {
+function autoFlag(name: string, raw: string | undefined): 'auto' | 'true' | 'false' {
   const value = raw || 'auto';
-  if (value !== 'auto' && value !== 'true' && value !== 'false') throw new StartupError(`DEMO_SEED must be auto, true or false, got "${raw}"`);
+  if (value !== 'auto' && value !== 'true' && value !== 'false') throw new StartupError(`${name} must be auto, true or false, got "${raw}"`);
   return value;
 }
 
@@ -100,7 +102,8 @@ export function loadConfig(env: Env = process.env): Config {
       batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
       batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
     },
-    demoSeed: demoSeed(env.DEMO_SEED),
+    demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
+    demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),
   };
 }
 

@@ -453,6 +453,17 @@ describe('fleet serve', () => {
         status: 'Moving', engineStatus: 'On', latitude: 19.42, longitude: -99.16, speedKmh: 48, satellites: 10,
       });
 
+      // On the embedded default the demo vehicles drive by themselves: their trackers report to the server.
+      if (fresh.dataDir) {
+        const seededAt = Date.now() - 60_000;
+        let reported = false;
+        for (const until = Date.now() + 20_000; !reported && Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+          const van = (await get('/api/v1/devices/356307042441047/status', demoKey)).body.data; // seeded without any report
+          reported = van.lastReportUtc !== null && Date.parse(van.lastReportUtc) > seededAt;
+        }
+        expect(reported, server.output()).toBe(true);
+      }
+
       // The CLI's key works, with its one permission.
       const readable = await get(`/api/v1/devices/${imei}/status`, key.key);
       expect(readable.status).toBe(200);

@@ -11,7 +11,8 @@ import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
 import { parseCommand } from '../command-line.ts';
 import type { Config } from '../config.ts';
-import { demoInstructions, seedDemo } from '../demo-seed.ts';
+import { DEMO_EMAIL, demoInstructions, seedDemo } from '../demo-seed.ts';
+import { startDemoFleet } from '../../simulators/demo-fleet.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { connectRedis } from '../redis-connection.ts';
 import { StartupError } from '../startup-error.ts';
@@ -102,6 +103,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
     let demo: string[] | undefined;
     if (await shouldSeedDemo(config, database)) demo = demoInstructions(await seedDemo(database.db), url);
+    const teltonikaPort = trackers.find((t) => t.protocol === 'teltonika')?.port;
+    const simulateDemo = config.demoSimulate === 'true' || (config.demoSimulate === 'auto' && database.kind === 'embedded');
+    const demoFleet = simulateDemo && teltonikaPort ? await startDemoFleet(database.db, DEMO_EMAIL, teltonikaPort) : undefined;
+    if (demoFleet) log.info('demo vehicles are driving (simulated Teltonika trackers); DEMO_SIMULATE=false stops that');
 
     const limiter = rateLimiter;
     const connection = redis;
@@ -114,6 +119,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       demo,
       async close() {
         // Trackers first: batches in flight commit and are acknowledged before the database closes.
+        await demoFleet?.stop();
         await running.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
