@@ -1,5 +1,6 @@
 import type { SimulatedFix } from './teltonika-packets.ts';
 import { teltonikaCodec8, teltonikaLogin } from './teltonika-packets.ts';
+import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
 
 /** How a simulated tracker of one protocol logs in, packs its fixes and reads the server's answers. */
 export interface TrackerDialect {
@@ -20,4 +21,22 @@ export const teltonikaDialect: TrackerDialect = {
   readLoginAnswer: (r) => (r.length < 1 ? undefined : { consumed: 1, accepted: r[0] === 0x01 }),
   packet: teltonikaCodec8,
   readAck: (r) => (r.length < 4 ? undefined : { consumed: 4, records: new DataView(r.buffer, r.byteOffset, 4).getUint32(0) }),
+};
+
+let gt06Serial = 1;
+
+/** GT06 sends one fix per message and the server echoes each; a login is accepted by its echo. */
+export const gt06Dialect: TrackerDialect = {
+  protocol: 'gt06',
+  maxRecordsPerPacket: 1,
+  login: (imei) => gt06Login(imei, gt06Serial++),
+  readLoginAnswer: (r) => {
+    const answer = readGt06Answer(r);
+    return answer && { consumed: answer.consumed, accepted: answer.type === 0x01 };
+  },
+  packet: (fixes) => gt06Location(fixes[0]!, gt06Serial++ & 0xffff),
+  readAck: (r) => {
+    const answer = readGt06Answer(r);
+    return answer && { consumed: answer.consumed, records: 1 };
+  },
 };

@@ -4,19 +4,21 @@ import { silentLogger } from '../cli/logger.ts';
 import { storeFixBatch } from '../db/position-batches.ts';
 import { DeviceRegistry } from '../ingest/device-registry.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
+import type { Protocol } from '../ingest/protocol.ts';
+import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
 import { listenForTrackers, type TrackerListener } from '../ingest/tracker-listener.ts';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
-import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
+import { gt06Dialect, teltonikaDialect } from '../simulators/tracker-dialect.ts';
 import { fixtures } from './support/fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;
 let writer: GroupCommitWriter;
-const listen = (port: number) =>
+const listen = (port: number, protocol: Protocol = teltonika) =>
   listenForTrackers('127.0.0.1', port, {
-    protocol: teltonika,
+    protocol,
     registry: new DeviceRegistry(database.db, silentLogger),
     writer,
     log: silentLogger,
@@ -62,5 +64,24 @@ describe('a simulated fleet over TCP', () => {
     const states = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${account.id}`.execute(database.db);
     expect(states.rows[0]!.n).toBe(25);
+  }, 60_000);
+
+  // GT06 times are whole seconds, so one fix a second per tracker: two in the same second would be one fix.
+  it('works the same with GT06 trackers, one fix per message, each echoed', async () => {
+    const account = await fixtures(database.db).account();
+    const imeis = await ensureSimulatedDevices(database.db, account.id, 43, 10);
+    const listener = await listen(0, gt06);
+    const trackers = startFleetSimulation({
+      imeis, dialect: gt06Dialect, server: { host: '127.0.0.1', port: listener.port }, intervalMs: 1_000, seed: 43, stops: [], center: { latitude: 19.43, longitude: -99.13 },
+    });
+    await new Promise((r) => setTimeout(r, 3_500));
+    await Promise.all(trackers.map((t) => t.stop(15_000)));
+    await listener.close();
+    const generated = trackers.reduce((n, t) => n + t.stats.generated, 0);
+    expect(generated).toBeGreaterThanOrEqual(25);
+    expect(trackers.every((t) => t.pending === 0)).toBe(true);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM positions p JOIN devices d ON d.id = p.device_id WHERE d.account_id = ${account.id}`.execute(database.db);
+    expect(rows[0]!.n).toBe(generated);
   }, 60_000);
 });

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { newSession } from '../ingest/protocol.ts';
+import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
+import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
+
+describe('simulated GT06 packets', () => {
+  it('log in and decode back to what was simulated, each answered with its type and serial', () => {
+    const session = newSession();
+    const login = gt06.decode(gt06Login('356307042441013', 7), session);
+    expect(login.deviceId).toBe('356307042441013');
+    expect(readGt06Answer(login.reply!)).toEqual({ consumed: 10, type: 0x01 });
+
+    const time = new Date('2024-05-01T14:30:00Z');
+    const frame = gt06Location({ time, latitude: 19.4326, longitude: -99.1332, speedKmh: 42, heading: 271, satellites: 9, ignition: true }, 8);
+    expect(gt06.nextFrame(frame)).toMatchObject({ kind: 'frame', consumed: frame.length });
+    const decoded = gt06.decode(frame, session);
+    expect(decoded.positions).toHaveLength(1);
+    const p = decoded.positions[0]!;
+    expect(p).toMatchObject({ fixTime: time, valid: true, speedKmh: 42, heading: 271, satellites: 9, attributes: { ignition: true } });
+    expect(p.latitude).toBeCloseTo(19.4326, 5);
+    expect(p.longitude).toBeCloseTo(-99.1332, 5);
+    expect(Buffer.from(decoded.reply!).subarray(3, 6).toString('hex')).toBe('220008');
+  });
+});

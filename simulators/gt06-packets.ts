@@ -1,0 +1,52 @@
+import { crc16X25 } from '../ingest/codec/crc16.ts';
+import type { SimulatedFix } from './teltonika-packets.ts';
+
+/** A GT06 frame: 0x7878, length, type, body, serial, CRC-ITU over length..serial, CR LF. */
+function gt06Frame(type: number, body: Uint8Array, serial: number): Uint8Array {
+  const length = 1 + body.length + 2 + 2;
+  const frame = Buffer.alloc(2 + 1 + length + 2);
+  frame[0] = 0x78;
+  frame[1] = 0x78;
+  frame[2] = length;
+  frame[3] = type;
+  Buffer.from(body).copy(frame, 4);
+  frame.writeUInt16BE(serial & 0xffff, 4 + body.length);
+  frame.writeUInt16BE(crc16X25(frame, 2, 6 + body.length), 6 + body.length);
+  frame[8 + body.length] = 0x0d;
+  frame[9 + body.length] = 0x0a;
+  return frame;
+}
+
+/** Login (0x01): the IMEI as 8 packed BCD bytes, a leading 0 making 16 digits. */
+export function gt06Login(imei: string, serial = 1): Uint8Array {
+  return gt06Frame(0x01, Buffer.from(`0${imei}`.padStart(16, '0'), 'hex'), serial);
+}
+
+/** GPS + LBS + status (0x22), as GT06N and Concox devices send a fix: UTC time, 1/1,800,000° units, km/h. */
+export function gt06Location(fix: SimulatedFix, serial: number): Uint8Array {
+  const body = Buffer.alloc(6 + 1 + 4 + 4 + 1 + 2 + 8 + 3);
+  const t = fix.time;
+  let at = 0;
+  for (const v of [t.getUTCFullYear() - 2000, t.getUTCMonth() + 1, t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds()]) body[at++] = v;
+  body[at++] = 0xc0 | Math.min(15, fix.satellites);
+  body.writeUInt32BE(Math.round(Math.abs(fix.latitude) * 1_800_000), at); at += 4;
+  body.writeUInt32BE(Math.round(Math.abs(fix.longitude) * 1_800_000), at); at += 4;
+  body[at++] = Math.min(255, Math.round(fix.speedKmh));
+  // Course in bits 0-9; bit 10 north, bit 11 west, bit 12 positioned.
+  const flags = (Math.round(fix.heading) % 360) | (fix.latitude >= 0 ? 0x0400 : 0) | (fix.longitude < 0 ? 0x0800 : 0) | (fix.satellites > 0 ? 0x1000 : 0);
+  body.writeUInt16BE(flags, at); at += 2;
+  body.writeUInt16BE(334, at); at += 2; // MCC (Mexico)
+  body[at++] = 20; // MNC
+  body.writeUInt16BE(0x1234, at); at += 2; // LAC
+  body.writeUIntBE(0x00abcd, at, 3); at += 3; // cell id
+  body[at++] = fix.ignition ? 1 : 0; // ACC
+  body[at++] = 0; // upload mode: fixed interval
+  body[at++] = 0; // real time, not from the device's memory
+  return gt06Frame(0x22, body, serial);
+}
+
+/** The server's answer to a GT06 message: type and serial echoed; undefined while incomplete. */
+export function readGt06Answer(received: Uint8Array): { consumed: number; type: number } | undefined {
+  if (received.length < 10) return undefined;
+  return { consumed: 5 + received[2]!, type: received[3]! };
+}
