@@ -1,6 +1,7 @@
 import { newReport, readBcdDateTime, readDateTime, readGps } from './gt06-fix.ts';
 import { ack, emit, buildFrame, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
-import { ascii, Gt06Reader, hex } from './gt06-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
+import { ascii, hex } from './gt06-text.ts';
 import { alarmName, applyTerminalInfo, batteryLevel } from './gt06-status.ts';
 
 /** 0x13 status / heartbeat. Its body differs by firmware, so the layout is chosen by length and model. */
@@ -32,7 +33,7 @@ export function decodeStatus(msg: Gt06Message): Gt06Result {
 }
 
 /** Long status (14+ bytes): battery %, supply voltage and a signed temperature in the last word. */
-function decodeLongStatus(p: Gt06Record, r: Gt06Reader): void {
+function decodeLongStatus(p: Gt06Record, r: ByteReader): void {
   const end = r.end;
   r.u8(); // information content
   r.u16(); // satellites
@@ -41,7 +42,7 @@ function decodeLongStatus(p: Gt06Record, r: Gt06Reader): void {
   p.attributes.batteryLevel = r.u8();
   r.u8(); // working mode
   p.attributes.power = r.u16() / 100;
-  r.pos = end - 2;
+  r.offset = end - 2;
   const t = r.u16();
   p.attributes.temp1 = ((t & 0x8000 ? -1 : 1) * (t & 0x7fff)) / 10;
 }
@@ -89,7 +90,7 @@ export function decodeString(msg: Gt06Message): Gt06Result {
   // Some firmwares leave the length at 0 and pad the text with NULs instead.
   const textLength = length >= 4 ? length - 4 : r.remaining - 4;
   r.skip(4); // server flag we sent with the command
-  const text = ascii(r.take(Math.max(0, textLength))).replace(/\0[\s\S]*$/, '');
+  const text = ascii(r.slice(Math.max(0, textLength))).replace(/\0[\s\S]*$/, '');
   if (!text) return { positions: [], reply: ack(msg) };
   const p = newReport();
   if (text.startsWith('<ICCID:')) p.attributes.iccid = text.slice(7, 27);
@@ -116,7 +117,7 @@ export function decodeAlarm(msg: Gt06Message): Gt06Result {
   p.attributes.alarm = code === 0x01 ? (withFix ? 'sos' : 'general') : (ALARMS_95.get(code) ?? 'general');
   if (r.remaining > 2) {
     r.skip(2);
-    const files = ascii(r.take(r.remaining)).replace(/\0+$/, '');
+    const files = ascii(r.slice(r.remaining)).replace(/\0+$/, '');
     if (files) p.attributes.eventFiles = files;
   }
   return emit(p, ack(msg));
@@ -134,7 +135,7 @@ function decodeCameraEvent(msg: Gt06Message): Gt06Result {
   if (alarm) p.attributes.alarm = alarm;
   if (r.remaining > 2) {
     r.skip(2);
-    const files = ascii(r.take(r.remaining)).replace(/\0+$/, '');
+    const files = ascii(r.slice(r.remaining)).replace(/\0+$/, '');
     if (files) p.attributes.eventFiles = files;
   }
   return emit(p, ack(msg));
@@ -165,14 +166,14 @@ export function decodeX1Gps(msg: Gt06Message): Gt06Result {
  * belongs and end the frame without serial or CRC, so the body runs to the CR LF.
  */
 export function decodeWifi(msg: Gt06Message, frame: Uint8Array): Gt06Result {
-  const r = new Gt06Reader(frame, 4, Math.max(4, frame.length - 2));
+  const r = new ByteReader(frame, 4, Math.max(4, frame.length - 2));
   const timeBytes = frame.subarray(4, 10);
   const p = newReport(readBcdDateTime(r, msg.state));
   const count = msg.type === 0xf3 ? r.u8() : frame[2]!;
   const macs: string[] = [];
   for (let i = 0; i < count; i++) {
     if (msg.type === 0xf3) r.skip(2);
-    macs.push(hex(r.take(6)));
+    macs.push(hex(r.slice(6)));
     if (msg.type !== 0xf3) r.u8(); // signal strength
   }
   if (macs.length > 0) p.attributes.wifi = macs.join(',');

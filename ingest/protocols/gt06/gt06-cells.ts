@@ -1,7 +1,7 @@
 import { newReport, readDateTime, readGps } from './gt06-fix.ts';
 import { skipLbs } from './gt06-location.ts';
 import { ack, emit, type Gt06Message, type Gt06Result } from './gt06-message.ts';
-import { hex } from './gt06-reader.ts';
+import { hex } from './gt06-text.ts';
 
 /** Multi-cell (and cell + WiFi) reports; the 0xA1/0xA2/0x33 forms use 4G-sized cell ids. */
 const LTE_CELLS = new Set([0xa1, 0xa2, 0x33]);
@@ -34,7 +34,7 @@ export function decodeCells(msg: Gt06Message): Gt06Result {
     const macs: string[] = [];
     const count = r.u8();
     for (let i = 0; i < count; i++) {
-      macs.push(hex(r.take(6)));
+      macs.push(hex(r.slice(6)));
       r.u8(); // signal strength
     }
     if (macs.length > 0) p.attributes.wifi = macs.join(',');
@@ -54,7 +54,7 @@ export function decodeGpsDriver(msg: Gt06Message): Gt06Result {
   const p = readGps(r, msg.state)!;
   skipLbs(r, 'short', false);
   if (r.remaining >= 8) {
-    const tag = r.take(8);
+    const tag = r.slice(8);
     if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
   }
   return emit(p, ack(msg));

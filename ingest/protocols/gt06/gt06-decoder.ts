@@ -8,7 +8,8 @@ import { decodeLocation, isLocationType } from './gt06-location.ts';
 import { ack, type Gt06Message, type Gt06Result } from './gt06-message.ts';
 import { decodeModular } from './gt06-modular.ts';
 import { decode36, decodeAz735, decodeF1, decodeF2, decodeGpsImei } from './gt06-vendor.ts';
-import { Gt06Reader, hex } from './gt06-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
+import { hex } from './gt06-text.ts';
 
 const LOGIN = 0x01;
 
@@ -28,7 +29,7 @@ function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message 
   // Serial (2), CRC (2), CR LF (2) close the frame; a frame too short for them has an empty body.
   const bodyEnd = Math.max(head + 1, frame.length - 6);
   const serial = frame.length - 6 > head ? (frame[frame.length - 6]! << 8) | frame[frame.length - 5]! : 0;
-  return { type, extended, length, body: new Gt06Reader(frame, head + 1, bodyEnd), serial, frame, session, state: gt06State(session), model: gt06Model(session) };
+  return { type, extended, length, body: new ByteReader(frame, head + 1, bodyEnd), serial, frame, session, state: gt06State(session), model: gt06Model(session) };
 }
 
 /**
@@ -37,8 +38,8 @@ function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message 
  */
 function decodeLogin(msg: Gt06Message): DecodedFrame {
   // Some firmwares send a login without serial or CRC; the IMEI is all we need from it.
-  const r = msg.body.remaining >= 8 ? msg.body : new Gt06Reader(msg.frame, msg.body.pos, Math.max(msg.body.pos, msg.frame.length - 2));
-  const imei = hex(r.take(8)).slice(1);
+  const r = msg.body.remaining >= 8 ? msg.body : new ByteReader(msg.frame, msg.body.offset, Math.max(msg.body.offset, msg.frame.length - 2));
+  const imei = hex(r.slice(8)).slice(1);
   if (!/^\d+$/.test(imei)) throw new MalformedFrameError(`gt06: login IMEI ${imei} is not BCD`);
   if (r.remaining >= 4) {
     r.u16(); // model code

@@ -1,7 +1,8 @@
 import type { DecodedPosition } from '../../protocol.ts';
 import { newReport, readDateTime, readGps } from './gt06-fix.ts';
 import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
-import { ascii, type Gt06Reader, hex, isText } from './gt06-reader.ts';
+import type { ByteReader } from '../../codec/byte-reader.ts';
+import { ascii, hex, isText } from './gt06-text.ts';
 
 const none: Gt06Result = { positions: [] };
 
@@ -10,7 +11,7 @@ export function decodeStringInfo(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   r.u32(); // server flag
   const encoding = r.u8();
-  const text = (encoding === 1 ? ascii(r.take(r.remaining)) : utf16be(r.take(r.remaining))).replace(/\0+$/, '');
+  const text = (encoding === 1 ? ascii(r.slice(r.remaining)) : utf16be(r.slice(r.remaining))).replace(/\0+$/, '');
   const fix = parseCurrentPosition(text);
   if (fix) return emit(fix, ack(msg));
   const p = newReport();
@@ -52,7 +53,7 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
       a.adc1 = r.u16() / 100;
       break;
     case 0x04:
-      a.result = ascii(r.take(r.remaining)).replace(/\0+$/, '');
+      a.result = ascii(r.slice(r.remaining)).replace(/\0+$/, '');
       break;
     case 0x05: {
       if (r.remaining >= 7) r.skip(6); // newer firmwares put the event time first
@@ -63,7 +64,7 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
     }
     case 0x0a:
       r.skip(16); // IMEI and IMSI
-      a.iccid = hex(r.take(10)).replace(/f/g, '');
+      a.iccid = hex(r.slice(10)).replace(/f/g, '');
       break;
     case 0x0b:
       // One byte is the radio in use; two bytes are the supply voltage.
@@ -87,9 +88,9 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
 }
 
 /** "!AIOIL,addr,output,temperature,version,codes,measured,moving,..." from an ultrasonic fuel sensor. */
-function decodeFuelSensor(p: Gt06Record, r: Gt06Reader): void {
+function decodeFuelSensor(p: Gt06Record, r: ByteReader): void {
   if (r.peek() !== 0x21) r.skip(Math.min(6, r.remaining));
-  const fields = ascii(r.take(r.remaining)).split(',');
+  const fields = ascii(r.slice(r.remaining)).split(',');
   if (fields[0] !== '!AIOIL' || fields.length < 7) return;
   const temp = Number(fields[3]);
   const level = Number(fields[6]);
@@ -98,13 +99,13 @@ function decodeFuelSensor(p: Gt06Record, r: Gt06Reader): void {
 }
 
 /** RFID / iButton reader on the serial port: framed binary tag (STX … ETX) or plain text. */
-function decodeSerialReader(p: Gt06Record, r: Gt06Reader): void {
+function decodeSerialReader(p: Gt06Record, r: ByteReader): void {
   if (r.peek() === 0x02) {
     r.skip(2); // STX, tag type
-    p.attributes.driverUniqueId = hex(r.take(4));
+    p.attributes.driverUniqueId = hex(r.slice(4));
     return;
   }
-  const text = ascii(r.take(r.remaining)).trim();
+  const text = ascii(r.slice(r.remaining)).trim();
   if (text) p.attributes.serial = text;
 }
 
@@ -112,7 +113,7 @@ function decodeSerialReader(p: Gt06Record, r: Gt06Reader): void {
 export function decodeSerial(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   r.u8(); // peripheral type
-  const data = r.take(r.remaining);
+  const data = r.slice(r.remaining);
   if (data.length === 0) return none;
   const p = newReport();
   p.attributes.result = isText(data) ? ascii(data).trim() : hex(data);
@@ -134,7 +135,7 @@ export function decodeObd(msg: Gt06Message): Gt06Result {
   const r = msg.body;
   const p = newReport(readDateTime(r, msg.state));
   p.attributes.ignition = r.u8() > 0;
-  const text = ascii(r.take(Math.max(0, r.remaining - 12)));
+  const text = ascii(r.slice(Math.max(0, r.remaining - 12)));
   for (const pair of text.split(',')) {
     const [key, value] = pair.split('=');
     if (!key || key.length < 2 || value === undefined || value === '') continue;

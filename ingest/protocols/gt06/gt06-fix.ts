@@ -1,5 +1,5 @@
 import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
-import type { Gt06Reader } from './gt06-reader.ts';
+import type { ByteReader } from '../../codec/byte-reader.ts';
 
 /** What a GT06 connection remembers between frames, kept in `session.options.gt06`. */
 export interface Gt06State {
@@ -22,13 +22,13 @@ export function gt06Model(session: DecoderSession): string | undefined {
 }
 
 /** YY MM DD hh mm ss in the device's clock; Date.UTC rolls over odd values instead of failing. */
-export function readDateTime(r: Gt06Reader, state: Gt06State): Date {
+export function readDateTime(r: ByteReader, state: Gt06State): Date {
   const y = r.u8(), mo = r.u8(), d = r.u8(), h = r.u8(), mi = r.u8(), s = r.u8();
   return new Date(Date.UTC(2000 + y, mo - 1, d, h, mi, s) - state.utcOffsetMs);
 }
 
 /** Same layout in packed BCD digits, as the WiFi messages carry it. */
-export function readBcdDateTime(r: Gt06Reader, state: Gt06State): Date {
+export function readBcdDateTime(r: ByteReader, state: Gt06State): Date {
   const f = (): number => {
     const b = r.u8();
     return (b >> 4) * 10 + (b & 0x0f);
@@ -65,7 +65,7 @@ export function applyCourseStatus(p: DecodedPosition, flags: number, latRaw: num
  * Reads the common GPS block (time, satellites, latitude and longitude in 1/1,800,000 degree,
  * speed km/h, course/status). Returns undefined when a length-prefixed block says "no fix".
  */
-export function readGps(r: Gt06Reader, state: Gt06State, layout: GpsLayout = {}): DecodedPosition | undefined {
+export function readGps(r: ByteReader, state: Gt06State, layout: GpsLayout = {}): DecodedPosition | undefined {
   const fixTime = readDateTime(r, state);
   if (layout.lengthByte && r.u8() === 0) return undefined;
   const p: DecodedPosition = { fixTime, valid: false, latitude: 0, longitude: 0, attributes: {} };

@@ -1,7 +1,8 @@
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { newReport, readGps } from './gt06-fix.ts';
 import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
-import { Gt06Reader, hex } from './gt06-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
+import { hex } from './gt06-text.ts';
 import { alarmName, applyTerminalInfo, readStatusBlock } from './gt06-status.ts';
 
 /**
@@ -49,21 +50,21 @@ export function isLocationType(type: number): boolean {
 }
 
 /** Skips one cell-tower block; only its length matters to us (positions carry no network field). */
-export function skipLbs(r: Gt06Reader, kind: Lbs, withLength: boolean): void {
+export function skipLbs(r: ByteReader, kind: Lbs, withLength: boolean): void {
   if (withLength) {
     const length = r.u8();
     if (length === 0) return;
-    const start = r.pos;
+    const start = r.offset;
     readLbsFields(r, kind);
     // The length byte counts itself on older firmwares and not on newer ones; trust it only forward.
     const declaredEnd = start + length - 1;
-    if (declaredEnd > r.pos && declaredEnd <= r.end) r.pos = declaredEnd;
+    if (declaredEnd > r.offset && declaredEnd <= r.end) r.offset = declaredEnd;
     return;
   }
   readLbsFields(r, kind);
 }
 
-function readLbsFields(r: Gt06Reader, kind: Lbs): void {
+function readLbsFields(r: ByteReader, kind: Lbs): void {
   const mcc = r.u16();
   if (mcc & 0x8000 || kind === 'long') r.u16();
   else r.u8();
@@ -75,14 +76,14 @@ function readLbsFields(r: Gt06Reader, kind: Lbs): void {
   r.skip(kind === 'long' ? 4 : 3);
 }
 
-function readAccEvent(p: Gt06Record, r: Gt06Reader): void {
+function readAccEvent(p: Gt06Record, r: ByteReader): void {
   p.attributes.ignition = r.u8() > 0;
   p.attributes.event = r.u8();
   p.attributes.archive = r.u8() > 0;
 }
 
 /** 0x37 appends one tagged module after the ACC/event bytes. */
-function readModule37(p: Gt06Record, r: Gt06Reader): void {
+function readModule37(p: Gt06Record, r: ByteReader): void {
   if (r.remaining < 3) return;
   const module = r.u16();
   const length = r.u8();
@@ -113,7 +114,7 @@ export function decodeLocation(msg: Gt06Message): Gt06Result {
   r.skip(Math.min(prefixBytes(msg), r.remaining));
   if (layout.gps && r.remaining < 18) {
     // Firmwares that drop the serial and CRC: the fix runs up to the CR LF and nothing follows it.
-    const whole = new Gt06Reader(msg.frame, r.pos, Math.max(r.pos, msg.frame.length - 2));
+    const whole = new ByteReader(msg.frame, r.offset, Math.max(r.offset, msg.frame.length - 2));
     return emit(readGps(whole, msg.state)!, ack(msg));
   }
   const p: Gt06Record = layout.gps ? readGps(r, msg.state)! : newReport();
@@ -124,7 +125,7 @@ export function decodeLocation(msg: Gt06Message): Gt06Result {
     if (msg.type === 0x37) readModule37(p, r);
     if (msg.type === 0x12) decodeGpsLbsExtras(p, r, msg);
     if (msg.type === 0x31 && 'fixTime' in p && r.remaining >= 2) {
-      r.pos = r.end - 2; // altitude closes the AZ735 body
+      r.offset = r.end - 2; // altitude closes the AZ735 body
       p.altitude = r.i16();
     }
     if (isNt20Family(msg)) readNt20Tail(p, msg);
@@ -138,15 +139,15 @@ function readTail(p: Gt06Record, msg: Gt06Message, statusBytes: number): void {
   const r = msg.body;
   const vl103Driver = msg.model === 'VL103' && msg.type === 0x16 && r.remaining >= statusBytes + 8;
   const tail = r.end - statusBytes - (vl103Driver ? 8 : 0);
-  if (tail < r.pos) throw new MalformedFrameError(`gt06: 0x${msg.type.toString(16)} too short for its status block`);
-  r.pos = tail;
+  if (tail < r.offset) throw new MalformedFrameError(`gt06: 0x${msg.type.toString(16)} too short for its status block`);
+  r.offset = tail;
   if (isVxt01(msg)) {
     readPowerStatus(p, r, true);
     r.u8(); // alarm extension
   } else readStatusBlock(p, r, { model: msg.model });
   if (vl103Driver) {
-    r.pos = r.end - 8;
-    const tag = r.take(8);
+    r.offset = r.end - 8;
+    const tag = r.slice(8);
     if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
   }
 }
@@ -157,13 +158,13 @@ function readNt20Tail(p: Gt06Record, msg: Gt06Message): void {
   if (msg.type === 0x25) {
     // An RFID reader's frame (STX, 12 characters, ETX) ends the message when a driver swiped.
     if (r.remaining >= 14 && r.bytes[r.end - 1] === 0x03 && r.bytes[r.end - 14] === 0x02) p.attributes.driverUniqueId = hex(r.bytes.subarray(r.end - 14, r.end));
-    r.pos = r.end;
+    r.offset = r.end;
     return;
   }
-  r.pos = r.end - 12; // fixed offsets from the end; the reader still bounds every read
+  r.offset = r.end - 12; // fixed offsets from the end; the reader still bounds every read
   p.attributes.power = r.u16() / 100;
   p.attributes.battery = r.u8() / 10;
-  r.pos = r.end - 4;
+  r.offset = r.end - 4;
   const minutes = r.u32();
   // Only NT20 is known to count engine minutes here (reported in ms, as `hours` is everywhere).
   if (msg.model === 'NT20') p.attributes.hours = minutes * 60_000;
@@ -175,7 +176,7 @@ function decodeShortA3(msg: Gt06Message): Gt06Result {
   const p = newReport();
   applyTerminalInfo(p, r.u8());
   if (r.remaining >= 12) {
-    r.pos += 8;
+    r.offset += 8;
     p.attributes.steps = r.u32();
   }
   return emit(p, ack(msg));
@@ -187,12 +188,12 @@ function isVxt01(msg: Gt06Message): boolean {
 }
 
 /** Vendor extensions of 0x12, told apart by their frame length. */
-function decodeGpsLbsExtras(p: Gt06Record, r: Gt06Reader, msg: Gt06Message): void {
+function decodeGpsLbsExtras(p: Gt06Record, r: ByteReader, msg: Gt06Message): void {
   if (msg.extended) return;
   if (msg.length >= 0x71) {
     // GT06E with a card reader: odometer, then the swiped driver licence as text.
     p.attributes.odometer = r.u32();
-    const text = r.take(r.u8());
+    const text = r.slice(r.u8());
     p.attributes.driverLicense = Buffer.from(text).toString('latin1').trim();
     return;
   }
@@ -213,7 +214,7 @@ function decodeGpsLbsExtras(p: Gt06Record, r: Gt06Reader, msg: Gt06Message): voi
   }
 }
 
-function readPowerStatus(p: Gt06Record, r: Gt06Reader, overspeedVariant = false): void {
+function readPowerStatus(p: Gt06Record, r: ByteReader, overspeedVariant = false): void {
   applyTerminalInfo(p, r.u8(), overspeedVariant);
   p.attributes.power = r.u16() / 100;
   p.attributes.rssi = r.u8();

@@ -1,7 +1,7 @@
 import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { crc16X25 } from '../../codec/crc16.ts';
 import type { Gt06State } from './gt06-fix.ts';
-import type { Gt06Reader } from './gt06-reader.ts';
+import type { ByteReader } from '../../codec/byte-reader.ts';
 
 /** One framed message, split into what every `decodeXxx` needs. */
 export interface Gt06Message {
@@ -11,7 +11,7 @@ export interface Gt06Message {
   /** Declared length (type .. CRC). */
   length: number;
   /** Bytes between the type and the serial number. */
-  body: Gt06Reader;
+  body: ByteReader;
   /** Serial number the device expects echoed in the acknowledgement. */
   serial: number;
   /** The whole frame, for firmwares whose messages run past where the serial should be. */

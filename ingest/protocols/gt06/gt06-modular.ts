@@ -1,7 +1,8 @@
 import type { DecodedPosition } from '../../protocol.ts';
 import { applyCourseStatus, newReport } from './gt06-fix.ts';
 import { ack, emit, type Gt06Message, type Gt06Result } from './gt06-message.ts';
-import { Gt06Reader, hex } from './gt06-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
+import { hex } from './gt06-text.ts';
 
 const MODULE_ALARMS = new Map<number, string>([
   [0x11, 'lowBattery'],
@@ -11,7 +12,7 @@ const MODULE_ALARMS = new Map<number, string>([
 ]);
 
 /** 0x33 module: a complete fix with Unix time and altitude. */
-function readModuleFix(m: Gt06Reader): DecodedPosition {
+function readModuleFix(m: ByteReader): DecodedPosition {
   const p: DecodedPosition = { fixTime: new Date(m.u32() * 1000), valid: false, latitude: 0, longitude: 0, attributes: {} };
   p.satellites = m.u8();
   p.altitude = m.i16();
@@ -23,10 +24,10 @@ function readModuleFix(m: Gt06Reader): DecodedPosition {
 }
 
 /** One module into the position's attributes; returns a fix when the module is the GPS one. */
-function applyModule(a: Record<string, string | number | boolean>, id: number, m: Gt06Reader): DecodedPosition | undefined {
+function applyModule(a: Record<string, string | number | boolean>, id: number, m: ByteReader): DecodedPosition | undefined {
   switch (id) {
     case 0x03:
-      a.iccid = hex(m.take(10));
+      a.iccid = hex(m.slice(10));
       break;
     case 0x09:
       a.sat = m.u8();
@@ -63,7 +64,7 @@ function applyModule(a: Record<string, string | number | boolean>, id: number, m
       return readModuleFix(m);
     case 0x7f:
       // BLE sensor tag: MAC, signal, battery %, temperature in 0.1 °C (layout from device captures).
-      a.tag1Mac = hex(m.take(6));
+      a.tag1Mac = hex(m.slice(6));
       m.skip(3);
       a.tag1Temp = m.i16() / 10;
       break;
@@ -81,7 +82,7 @@ export function decodeModular(msg: Gt06Message): Gt06Result {
   while (r.remaining >= 4) {
     const id = r.u16();
     const length = r.u16();
-    const module = new Gt06Reader(r.bytes, r.pos, r.pos + length > r.end ? r.end : r.pos + length);
+    const module = new ByteReader(r.bytes, r.offset, r.offset + length > r.end ? r.end : r.offset + length);
     r.skip(Math.min(length, r.remaining));
     fix = applyModule(attributes, id, module) ?? fix;
   }

@@ -1,5 +1,5 @@
 import type { Gt06Record } from './gt06-message.ts';
-import type { Gt06Reader } from './gt06-reader.ts';
+import type { ByteReader } from '../../codec/byte-reader.ts';
 
 /** Alarm byte of the status block (Concox "alarm/language" field) to the shared alarm names. */
 export function alarmName(code: number): string | undefined {
@@ -84,7 +84,7 @@ export function batteryLevel(raw: number): number {
 }
 
 /** Status block: terminal info, voltage level, GSM signal, alarm byte (language left to the caller). */
-export function readStatusBlock(p: Gt06Record, r: Gt06Reader, options: { model?: string | undefined } = {}): void {
+export function readStatusBlock(p: Gt06Record, r: ByteReader, options: { model?: string | undefined } = {}): void {
   applyTerminalInfo(p, r.u8());
   p.attributes.batteryLevel = batteryLevel(r.u8());
   p.attributes.rssi = r.u8();

@@ -1,7 +1,7 @@
 import { newReport, readGps } from './gt06-fix.ts';
 import { skipLbs } from './gt06-location.ts';
 import { ack, buildFrame, emit, type Gt06Message, type Gt06Record, type Gt06Result } from './gt06-message.ts';
-import { ascii, hex, isText } from './gt06-reader.ts';
+import { ascii, hex, isText } from './gt06-text.ts';
 
 /** 0x61: IMEI, fix, cell, and a numeric driver id in the last four bytes. */
 export function decodeGpsImei(msg: Gt06Message): Gt06Result {
@@ -9,7 +9,7 @@ export function decodeGpsImei(msg: Gt06Message): Gt06Result {
   r.skip(8); // IMEI, already known from the login
   const p = readGps(r, msg.state)!;
   if (r.remaining >= 4) {
-    r.pos = r.end - 4;
+    r.offset = r.end - 4;
     const driver = r.u32();
     if (driver > 0) p.attributes.driverUniqueId = String(driver);
   }
@@ -25,10 +25,10 @@ export function decode36(msg: Gt06Message): Gt06Result {
   if (msg.model === 'VL103' && r.remaining >= 18 + 9 + 12) {
     const p = readGps(r, msg.state)!;
     skipLbs(r, 'short', false);
-    r.pos = r.end - 12;
+    r.offset = r.end - 12;
     p.attributes.battery = r.u8() / 10;
-    r.pos = r.end - 8;
-    const tag = r.take(8);
+    r.offset = r.end - 8;
+    const tag = r.slice(8);
     if (tag.some((b) => b !== 0)) p.attributes.driverUniqueId = hex(tag);
     return emit(p, ack(msg));
   }
@@ -54,7 +54,7 @@ export function decodeF1(msg: Gt06Message): Gt06Result {
   const p = newReport(new Date(r.u32() * 1000));
   while (r.remaining >= 3) {
     const id = r.u16();
-    const value = r.take(Math.min(r.u8(), r.remaining));
+    const value = r.slice(Math.min(r.u8(), r.remaining));
     if (id === 0x0005 && value.length === 2) p.attributes.power = ((value[0]! << 8) | value[1]!) / 100;
     else putRaw(p, id, value);
   }
@@ -73,7 +73,7 @@ export function decodeF2(msg: Gt06Message): Gt06Result {
       id = r.u8();
       length = r.u16();
     } else length = r.u8();
-    putRaw(p, id, r.take(Math.min(length, r.remaining)));
+    putRaw(p, id, r.slice(Math.min(length, r.remaining)));
   }
   return emit(p, ack(msg));
 }
@@ -88,12 +88,12 @@ const AZ735_ALARMS = new Map<number, string>([
 /** AZ735 extended 0x32 (position) / 0x33 (alarm): optional fix and cell, status, length-prefixed extras. */
 export function decodeAz735(msg: Gt06Message): Gt06Result {
   const r = msg.body;
-  const start = r.pos;
+  const start = r.offset;
   const fix = readGps(r, msg.state, { lengthByte: true });
   let p: Gt06Record;
   if (fix) p = fix;
   else {
-    r.pos = start;
+    r.offset = start;
     const time = new Date(Date.UTC(2000 + r.u8(), r.u8() - 1, r.u8(), r.u8(), r.u8(), r.u8()) - msg.state.utcOffsetMs);
     r.u8();
     p = newReport(time);

@@ -1,6 +1,6 @@
 import type { AttributeValue, DecodedPosition } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
-import { MeitrackByteReader } from './meitrack-byte-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
 
 /**
  * Binary Meitrack reports: CCE (tagged parameters, newer firmware) and CCC (fixed 52-byte records,
@@ -15,7 +15,7 @@ function emptyPosition(): DecodedPosition {
 }
 
 /** Parameter ids are one byte, or two when the first is 0xFE (the extension page). */
-function readId(r: MeitrackByteReader): number {
+function readId(r: ByteReader): number {
   const first = r.u8();
   return first === 0xfe ? 0xfe00 | r.u8() : first;
 }
@@ -76,7 +76,7 @@ const latin1 = new TextDecoder('latin1');
 
 /** BLE sensor tags: name, MAC, battery %, temperature and humidity in 1/256 units. */
 function applyTag(p: DecodedPosition, value: Uint8Array): void {
-  const r = new MeitrackByteReader(value, 0);
+  const r = new ByteReader(value, 0, undefined, true);
   r.u8(); // tag count; one tag is reported per record in practice
   const name = latin1.decode(r.slice(r.u8()));
   const mac = [...r.slice(6)].map((b) => b.toString(16).padStart(2, '0')).join(':');
@@ -109,7 +109,7 @@ function applyVariableParam(p: DecodedPosition, id: number, value: Uint8Array): 
   }
 }
 
-function readParamGroup(r: MeitrackByteReader, size: 1 | 2 | 4, apply: (id: number, v: number) => void): void {
+function readParamGroup(r: ByteReader, size: 1 | 2 | 4, apply: (id: number, v: number) => void): void {
   const count = r.u8();
   for (let i = 0; i < count; i++) {
     const id = readId(r);
@@ -117,7 +117,7 @@ function readParamGroup(r: MeitrackByteReader, size: 1 | 2 | 4, apply: (id: numb
   }
 }
 
-function decodeCceRecord(r: MeitrackByteReader): DecodedPosition {
+function decodeCceRecord(r: ByteReader): DecodedPosition {
   const p = emptyPosition();
   readParamGroup(r, 1, (id, v) => applyByteParam(p, id, v));
   readParamGroup(r, 2, (id, v) => applyWordParam(p, id, v));
@@ -137,15 +137,15 @@ function decodeCceRecord(r: MeitrackByteReader): DecodedPosition {
 }
 
 /** CCE body (`reader` just after `CCE,`): cache size, record count, then length-prefixed records. */
-export function decodeCce(r: MeitrackByteReader): DecodedPosition[] {
+export function decodeCce(r: ByteReader): DecodedPosition[] {
   r.u32(); // records still cached on the device
   const count = r.u16();
   const positions: DecodedPosition[] = [];
   for (let i = 0; i < count; i++) {
     const length = r.u16();
     const end = r.offset + length;
-    if (length < 2 || end > r.limit) throw new MalformedFrameError('Meitrack CCE record runs past the frame');
-    positions.push(decodeCceRecord(new MeitrackByteReader(r.bytes, r.offset + 2, end))); // +2: record index
+    if (length < 2 || end > r.end) throw new MalformedFrameError('Meitrack CCE record runs past the frame');
+    positions.push(decodeCceRecord(new ByteReader(r.bytes, r.offset + 2, end, true))); // +2: record index
     r.offset = end;
   }
   return positions;
@@ -156,7 +156,7 @@ function attributesOf(entries: [string, AttributeValue][]): Record<string, Attri
 }
 
 /** CCC body (`reader` just after `CCC,`): version, record size, cache count, fixed records. */
-export function decodeCcc(r: MeitrackByteReader): DecodedPosition[] {
+export function decodeCcc(r: ByteReader): DecodedPosition[] {
   r.u16(); // protocol version
   r.u16(); // record size, always 52 so far
   r.u32(); // records still cached on the device

@@ -1,6 +1,6 @@
 import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
-import { MeitrackByteReader } from './meitrack-byte-reader.ts';
+import { ByteReader } from '../../codec/byte-reader.ts';
 import { decodeCcc, decodeCce } from './meitrack-binary-decoder.ts';
 import { decodePhotoChunk } from './meitrack-photo.ts';
 import { decodeEventReport } from './meitrack-text-decoder.ts';
@@ -74,9 +74,9 @@ export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): Deco
   const limit = trailerStart(frame);
   switch (header.command) {
     case 'CCE':
-      return { deviceId: header.imei, positions: decodeCce(new MeitrackByteReader(frame, header.body, limit)) };
+      return { deviceId: header.imei, positions: decodeCce(new ByteReader(frame, header.body, limit, true)) };
     case 'CCC': {
-      const positions = decodeCcc(new MeitrackByteReader(frame, header.body, limit));
+      const positions = decodeCcc(new ByteReader(frame, header.body, limit, true));
       // Telling the device how many records arrived lets it drop them from its cache.
       return { deviceId: header.imei, positions, reply: meitrackCommand(header.flag, header.imei, `CCC,${positions.length}`) };
     }
