@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { feedFramer } from '../../conformance/feed-framer.ts';
 import { H02_MAX_FRAME_BYTES, nextH02Frame } from './h02-framer.ts';
 
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
@@ -10,23 +11,7 @@ const SHORT = hex('2441060116601245431311165035313006004318210e000000fffffbffff0
 const LONG = hex('24410600082621532131081504419390060740418306000000fffffbfdff0015060000002c02dc0c000000001f');
 const X_RECORD = hex('5800009814991024031101175540227006012321670c000095fffffbffff0033');
 
-/** Feeds the chunks as a connection would, returning the frames and what is left over. */
-function feed(...chunks: Uint8Array[]): { frames: string[]; rest: number } {
-  let buffer: Uint8Array = new Uint8Array(0);
-  const frames: string[] = [];
-  for (const chunk of chunks) {
-    buffer = cat(buffer, chunk);
-    for (;;) {
-      const r = nextH02Frame(buffer);
-      if (r.kind === 'incomplete') break;
-      if (r.kind === 'invalid') throw new Error(r.reason);
-      if (r.kind === 'frame') frames.push(Buffer.from(r.frame).toString('hex'));
-      expect(r.consumed).toBeGreaterThan(0);
-      buffer = buffer.subarray(r.consumed);
-    }
-  }
-  return { frames, rest: buffer.length };
-}
+const feed = (...chunks: Uint8Array[]) => feedFramer(nextH02Frame, chunks);
 
 const h = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 

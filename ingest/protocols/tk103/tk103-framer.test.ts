@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { feedFramer } from '../../conformance/feed-framer.ts';
 import { TK103_MAX_FRAME_BYTES, nextTk103Frame } from './tk103-framer.ts';
 
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
@@ -9,23 +10,7 @@ const POSITION = '(088047365460BR00151024A2555.3531S02855.3329E004.7055148276.17
 const LOGIN = '(352606090042050,BP05,240414,A,4527.3513N,00909.9758E,4.80,112825,155.49)';
 const ANSWER = '(864555555555555,ZC03,191117,234207,$1 .Check interval is set to 240 minute(s).\r\n7 . Power: 95%$)';
 
-/** Feeds the chunks as a connection would, returning the frames and what is left over. */
-function feed(...chunks: Uint8Array[]): { frames: string[]; rest: number } {
-  let buffer: Uint8Array = new Uint8Array(0);
-  const frames: string[] = [];
-  for (const chunk of chunks) {
-    buffer = cat(buffer, chunk);
-    for (;;) {
-      const r = nextTk103Frame(buffer);
-      if (r.kind === 'incomplete') break;
-      if (r.kind === 'invalid') throw new Error(r.reason);
-      if (r.kind === 'frame') frames.push(str(r.frame));
-      expect(r.consumed).toBeGreaterThan(0);
-      buffer = buffer.subarray(r.consumed);
-    }
-  }
-  return { frames, rest: buffer.length };
-}
+const feed = (...chunks: Uint8Array[]) => feedFramer(nextTk103Frame, chunks, str);
 
 describe('tk103 framer', () => {
   it('waits for the rest of a message cut at any point', () => {
