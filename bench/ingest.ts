@@ -58,7 +58,7 @@ export default async function ingestBench(args: string[]): Promise<void> {
     const account = await createAccount(handle.db, 'Ingest bench');
     await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
     for (const scenario of SCENARIOS) {
-      const server = await startIngest(handle.db, silentLogger, {
+      const server = await startIngest(handle, silentLogger, {
         host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
         limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5, onDevicesUpdated: () => undefined,
       });

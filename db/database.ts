@@ -17,6 +17,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'embedded';
+  /** PostgreSQL's own connections, for what Kysely cannot express (COPY); absent on the embedded database. */
+  pool?: pg.Pool;
   /** One line for logs: where the data lives. */
   description: string;
   close(): Promise<void>;
@@ -64,7 +66,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
     await checkReachable(pool, where);
     const db = kyselyFor(preparedStatementPool(pool));
-    return { db, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`, close: () => db.destroy() };
+    return { db, pool, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`, close: () => db.destroy() };
   }
 
   let embedded: EmbeddedPostgres | undefined;

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { inTransaction, type Db } from './database.ts';
 import type { DeviceFix } from './device-states.ts';
 
@@ -13,49 +13,63 @@ export interface StoredReport {
 }
 
 const column = <T>(rows: StoredFix[], pick: (f: StoredFix) => T) => rows.map(pick);
+// A lying device can send NaN or a fractional satellite count; the row keeps NULL instead of failing the batch.
+const finite = (v: number | null | undefined) => (v != null && Number.isFinite(v) ? v : null);
+const whole = (v: number | null | undefined) => (v != null && Number.isInteger(v) ? v : null);
+
+/** The history rows of a batch; a fix already stored (same device and fix time) is skipped. */
+export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknown> {
+  return sql`
+    INSERT INTO positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes)
+    SELECT * FROM unnest(
+      ${column(fixes, (f) => f.deviceId)}::int[], ${column(fixes, (f) => f.fixTime.toISOString())}::timestamptz[],
+      ${column(fixes, (f) => f.receivedAt.toISOString())}::timestamptz[], ${column(fixes, (f) => f.valid)}::bool[],
+      ${column(fixes, (f) => f.latitude)}::float8[], ${column(fixes, (f) => f.longitude)}::float8[],
+      ${column(fixes, (f) => finite(f.altitude))}::float8[], ${column(fixes, (f) => finite(f.speedKmh))}::float8[],
+      ${column(fixes, (f) => finite(f.heading))}::float8[], ${column(fixes, (f) => whole(f.satellites))}::int[],
+      ${column(fixes, (f) => f.ignition ?? null)}::bool[], ${column(fixes, (f) => JSON.stringify(f.attributes ?? {}))}::jsonb[]
+    )
+    ON CONFLICT (device_id, fix_time) DO NOTHING
+  `;
+}
+
+/** Telemetry without a fix moves each device's last report time, never back. */
+export function reportsSql(reports: StoredReport[]): RawBuilder<unknown> {
+  const latest = new Map<number, Date>();
+  for (const r of reports) if ((latest.get(r.deviceId)?.getTime() ?? 0) < r.receivedAt.getTime()) latest.set(r.deviceId, r.receivedAt);
+  const ids = [...latest.keys()].sort((a, b) => a - b);
+  return sql`
+    UPDATE device_states s SET last_report_at = greatest(s.last_report_at, r.at)
+    FROM unnest(${ids}::int[], ${ids.map((id) => latest.get(id)!.toISOString())}::timestamptz[]) AS r(device_id, at)
+    WHERE s.device_id = r.device_id
+  `;
+}
 
 /**
  * Writes one batch of fixes from many connections in one transaction: the history (a fix already
  * stored, same device and fix time, is skipped) and each device's latest state, which only moves
- * forward in fix time. Arrays through `unnest` make it one statement per table whatever the batch size.
+ * forward in fix time. Arrays through `unnest` make it one statement per table whatever the batch
+ * size. The embedded database's writer; PostgreSQL's streams the history with COPY (position-copy.ts).
  */
 export async function storeFixBatch(db: Db, fixes: StoredFix[], reports: StoredReport[] = []): Promise<void> {
   if (fixes.length === 0 && reports.length === 0) return;
   await inTransaction(db, async (trx) => {
     if (fixes.length > 0) {
-      await sql`
-        INSERT INTO positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes)
-        SELECT * FROM unnest(
-          ${column(fixes, (f) => f.deviceId)}::int[], ${column(fixes, (f) => f.fixTime.toISOString())}::timestamptz[],
-          ${column(fixes, (f) => f.receivedAt.toISOString())}::timestamptz[], ${column(fixes, (f) => f.valid)}::bool[],
-          ${column(fixes, (f) => f.latitude)}::float8[], ${column(fixes, (f) => f.longitude)}::float8[],
-          ${column(fixes, (f) => f.altitude ?? null)}::float8[], ${column(fixes, (f) => f.speedKmh ?? null)}::float8[],
-          ${column(fixes, (f) => f.heading ?? null)}::float8[], ${column(fixes, (f) => f.satellites ?? null)}::int[],
-          ${column(fixes, (f) => f.ignition ?? null)}::bool[], ${column(fixes, (f) => JSON.stringify(f.attributes ?? {}))}::jsonb[]
-        )
-        ON CONFLICT (device_id, fix_time) DO NOTHING
-      `.execute(trx);
+      await insertFixesSkippingStored(fixes).execute(trx);
       await upsertLatest(trx, newestPerDevice(fixes));
     }
-    if (reports.length > 0) {
-      const latest = new Map<number, Date>();
-      for (const r of reports) if ((latest.get(r.deviceId)?.getTime() ?? 0) < r.receivedAt.getTime()) latest.set(r.deviceId, r.receivedAt);
-      await sql`
-        UPDATE device_states s SET last_report_at = greatest(s.last_report_at, r.at)
-        FROM unnest(${[...latest.keys()]}::int[], ${[...latest.values()].map((d) => d.toISOString())}::timestamptz[]) AS r(device_id, at)
-        WHERE s.device_id = r.device_id
-      `.execute(trx);
-    }
+    if (reports.length > 0) await reportsSql(reports).execute(trx);
   });
 }
 
-function newestPerDevice(fixes: StoredFix[]): StoredFix[] {
+/** Each device's newest fix of a batch, in device order so concurrent batches lock state rows alike. */
+export function newestPerDevice(fixes: StoredFix[]): StoredFix[] {
   const newest = new Map<number, StoredFix>();
   for (const f of fixes) {
     const held = newest.get(f.deviceId);
     if (!held || held.fixTime < f.fixTime || (held.fixTime.getTime() === f.fixTime.getTime() && held.receivedAt < f.receivedAt)) newest.set(f.deviceId, f);
   }
-  return [...newest.values()];
+  return [...newest.values()].sort((a, b) => a.deviceId - b.deviceId);
 }
 
 const STATE_COLUMNS = [
@@ -65,28 +79,31 @@ const STATE_COLUMNS = [
 
 /** The latest state per device; an older fix than the stored one only moves `last_report_at`. */
 export async function upsertLatest(db: Db, fixes: StoredFix[]): Promise<void> {
-  if (fixes.length === 0) return;
+  if (fixes.length > 0) await upsertLatestSql(fixes).execute(db);
+}
+
+export function upsertLatestSql(fixes: StoredFix[]): RawBuilder<unknown> {
   const newer = sql`excluded.fix_time > device_states.fix_time`;
   const updates = STATE_COLUMNS.map(
     (c) => sql`${sql.ref(c)} = CASE WHEN ${newer} THEN excluded.${sql.ref(c)} ELSE device_states.${sql.ref(c)} END`,
   );
-  await sql`
+  return sql`
     INSERT INTO device_states (device_id, last_report_at, fix_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites,
       ignition, motion, odometer_km, power_voltage, backup_voltage, signal_strength, connection_type, address, driver_id, attributes)
     SELECT * FROM unnest(
       ${column(fixes, (f) => f.deviceId)}::int[], ${column(fixes, (f) => f.receivedAt.toISOString())}::timestamptz[],
       ${column(fixes, (f) => f.fixTime.toISOString())}::timestamptz[], ${column(fixes, (f) => f.valid)}::bool[],
       ${column(fixes, (f) => f.latitude)}::float8[], ${column(fixes, (f) => f.longitude)}::float8[],
-      ${column(fixes, (f) => f.altitude ?? null)}::float8[], ${column(fixes, (f) => f.speedKmh ?? null)}::float8[],
-      ${column(fixes, (f) => f.heading ?? null)}::float8[], ${column(fixes, (f) => f.satellites ?? null)}::int[],
+      ${column(fixes, (f) => finite(f.altitude))}::float8[], ${column(fixes, (f) => finite(f.speedKmh))}::float8[],
+      ${column(fixes, (f) => finite(f.heading))}::float8[], ${column(fixes, (f) => whole(f.satellites))}::int[],
       ${column(fixes, (f) => f.ignition ?? null)}::bool[], ${column(fixes, (f) => f.motion ?? null)}::bool[],
       ${column(fixes, (f) => f.odometerKm ?? null)}::float8[], ${column(fixes, (f) => f.powerVoltage ?? null)}::float8[],
-      ${column(fixes, (f) => f.backupVoltage ?? null)}::float8[], ${column(fixes, (f) => f.signalStrength ?? null)}::int[],
+      ${column(fixes, (f) => finite(f.backupVoltage))}::float8[], ${column(fixes, (f) => whole(f.signalStrength))}::int[],
       ${column(fixes, (f) => f.connectionType ?? null)}::text[], ${column(fixes, (f) => f.address ?? null)}::text[],
       ${column(fixes, (f) => f.driverId ?? null)}::text[], ${column(fixes, (f) => JSON.stringify(f.attributes ?? {}))}::jsonb[]
     )
     ON CONFLICT (device_id) DO UPDATE SET
       last_report_at = greatest(device_states.last_report_at, excluded.last_report_at),
       ${sql.join(updates)}
-  `.execute(db);
+  `;
 }

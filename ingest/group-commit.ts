@@ -1,3 +1,4 @@
+import type { BatchWrite } from '../db/fix-batch-writer.ts';
 import type { StoredFix, StoredReport } from '../db/position-batches.ts';
 
 export interface GroupCommitOptions {
@@ -15,8 +16,6 @@ interface Waiter {
   resolve(): void;
   reject(error: Error): void;
 }
-
-export type BatchWrite = (fixes: StoredFix[], reports: StoredReport[]) => Promise<void>;
 
 /**
  * Gathers the fixes of every connection into shared batches, one transaction each, and tells each
@@ -57,23 +56,32 @@ export class GroupCommitWriter {
     this.queue = [];
     this.queuedRows = 0;
     this.inFlight++;
-    const fixes = batch.flatMap((w) => w.fixes);
-    const reports = batch.flatMap((w) => w.reports);
-    this.write(fixes, reports).then(
-      () => {
-        for (const w of batch) w.resolve();
-        const devices = new Set<number>();
-        for (const f of fixes) devices.add(f.deviceId);
-        if (devices.size > 0) this.onCommitted([...devices]);
-      },
-      (error: Error) => {
-        for (const w of batch) w.reject(error);
-      },
-    ).finally(() => {
+    this.writeBatch(batch).finally(() => {
       this.inFlight--;
       if (this.queue.length > 0) this.flush();
       else if (this.inFlight === 0) for (const done of this.idle.splice(0)) done();
     });
+  }
+
+  private async writeBatch(batch: Waiter[]): Promise<void> {
+    const fixes = batch.flatMap((w) => w.fixes);
+    const reports = batch.flatMap((w) => w.reports);
+    try {
+      await this.write(fixes, reports);
+    } catch (error) {
+      // One device's unstorable row must not stall every tracker that shared its batch: each
+      // submitter is written on its own, so only the one holding that row is refused.
+      if (batch.length > 1 && isDataError(error)) {
+        for (const waiter of batch) await this.writeBatch([waiter]);
+        return;
+      }
+      for (const w of batch) w.reject(error as Error);
+      return;
+    }
+    for (const w of batch) w.resolve();
+    const devices = new Set<number>();
+    for (const f of fixes) devices.add(f.deviceId);
+    if (devices.size > 0) this.onCommitted([...devices]);
   }
 
   /** Writes what is waiting and resolves once nothing is in flight (shutdown). */
@@ -82,4 +90,10 @@ export class GroupCommitWriter {
     if (this.inFlight === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity): the rows are at fault, not the database. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../cli/logger.ts';
-import type { Db } from '../db/database.ts';
-import { storeFixBatch } from '../db/position-batches.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from './device-registry.ts';
 import { GroupCommitWriter } from './group-commit.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
@@ -27,9 +27,9 @@ export interface RunningIngest {
 }
 
 /** The tracker side of the server: one listener per enabled protocol over one shared group-commit writer. */
-export async function startIngest(db: Db, log: Logger, options: IngestOptions): Promise<RunningIngest> {
-  const registry = new DeviceRegistry(db, log);
-  const writer = new GroupCommitWriter((fixes, reports) => storeFixBatch(db, fixes, reports), options.onDevicesUpdated, {
+export async function startIngest(database: DatabaseHandle, log: Logger, options: IngestOptions): Promise<RunningIngest> {
+  const registry = new DeviceRegistry(database.db, log);
+  const writer = new GroupCommitWriter(fixBatchWriter(database), options.onDevicesUpdated, {
     maxBatch: options.batchRows,
     maxDelayMs: options.batchDelayMs,
     maxInFlight: 2,

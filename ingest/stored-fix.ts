@@ -3,10 +3,20 @@ import type { AttributeValue, DecodedPosition } from './protocol.ts';
 
 const num = (v: AttributeValue | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const bool = (v: AttributeValue | undefined) => (typeof v === 'boolean' ? v : null);
+// PostgreSQL text and jsonb cannot hold U+0000, and a device can send one inside any text field.
+const NUL = /\u0000/g;
+const withoutNul = (v: string) => (v.includes('\u0000') ? v.replace(NUL, '') : v);
+
+function storableAttributes(a: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  for (const key in a) {
+    if (typeof a[key] === 'string' && a[key].includes('\u0000')) a[key] = withoutNul(a[key]);
+  }
+  return a;
+}
 
 /** A decoded position as a row: the status fields the API shows come out of the attributes here. */
 export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date): StoredFix {
-  const a = p.attributes;
+  const a = storableAttributes(p.attributes);
   const odometer = num(a.odometer);
   return {
     deviceId,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../cli/logger.ts';
-import { storeFixBatch } from '../db/position-batches.ts';
+import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from '../ingest/device-registry.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
 import { listenForOsmAnd } from '../ingest/osmand-server.ts';
@@ -14,7 +14,7 @@ let base: string;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const writer = new GroupCommitWriter((fixes, reports) => storeFixBatch(database.db, fixes, reports), () => undefined);
+  const writer = new GroupCommitWriter(fixBatchWriter(database), () => undefined);
   listener = await listenForOsmAnd('127.0.0.1', 0, { registry: new DeviceRegistry(database.db, silentLogger), writer, log: silentLogger });
   base = `http://127.0.0.1:${listener.port}`;
 });

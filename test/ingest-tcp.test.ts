@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../cli/logger.ts';
-import { storeFixBatch } from '../db/position-batches.ts';
+import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from '../ingest/device-registry.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
@@ -18,7 +18,7 @@ let accountId: number;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const writer = new GroupCommitWriter((fixes, reports) => storeFixBatch(database.db, fixes, reports), (ids) => committed.push(ids));
+  const writer = new GroupCommitWriter(fixBatchWriter(database), (ids) => committed.push(ids));
   listener = await listenForTrackers('127.0.0.1', 0, {
     protocol: teltonika,
     registry: new DeviceRegistry(database.db, silentLogger),

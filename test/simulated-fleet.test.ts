@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../cli/logger.ts';
-import { storeFixBatch } from '../db/position-batches.ts';
+import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from '../ingest/device-registry.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
 import type { Protocol } from '../ingest/protocol.ts';
@@ -27,7 +27,7 @@ const listen = (port: number, protocol: Protocol = teltonika) =>
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  writer = new GroupCommitWriter((fixes, reports) => storeFixBatch(database.db, fixes, reports), () => undefined);
+  writer = new GroupCommitWriter(fixBatchWriter(database), () => undefined);
 });
 afterAll(async () => {
   await database?.destroy();

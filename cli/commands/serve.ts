@@ -86,7 +86,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const url = localBaseUrl({ ...config, port });
     let ingest;
     try {
-      ingest = await startIngest(database.db, log, {
+      ingest = await startIngest(database, log, {
         host: config.host,
         ports: config.trackerPorts,
         osmandPort: config.osmandPort,
