@@ -6,7 +6,8 @@ import { MalformedFrameError } from '../malformed-frame-error.ts';
  * binary records are little-endian).
  */
 export class ByteReader {
-  private readonly view: DataView;
+  /** Only for floats and 64-bit values (rare fields); integers are assembled from bytes, so a reader per frame costs no DataView. */
+  private view: DataView | undefined;
   offset: number;
 
   constructor(
@@ -17,7 +18,6 @@ export class ByteReader {
     private readonly littleEndian = false,
   ) {
     if (offset < 0 || end > bytes.length || offset > end) throw new MalformedFrameError(`frame part ${offset}..${end} out of range`);
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.offset = offset;
   }
 
@@ -34,17 +34,23 @@ export class ByteReader {
     return at;
   }
 
+  private dataView(): DataView {
+    return (this.view ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
+  }
+
   u8(): number {
-    return this.view.getUint8(this.take(1));
+    return this.bytes[this.take(1)]!;
   }
   i8(): number {
-    return this.view.getInt8(this.take(1));
+    return (this.bytes[this.take(1)]! << 24) >> 24;
   }
   u16(): number {
-    return this.view.getUint16(this.take(2), this.littleEndian);
+    const at = this.take(2);
+    const b = this.bytes;
+    return this.littleEndian ? b[at]! | (b[at + 1]! << 8) : (b[at]! << 8) | b[at + 1]!;
   }
   i16(): number {
-    return this.view.getInt16(this.take(2), this.littleEndian);
+    return (this.u16() << 16) >> 16;
   }
   u24(): number {
     const at = this.take(3);
@@ -52,20 +58,21 @@ export class ByteReader {
     return this.littleEndian ? b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) : (b[at]! << 16) | (b[at + 1]! << 8) | b[at + 2]!;
   }
   u32(): number {
-    return this.view.getUint32(this.take(4), this.littleEndian);
+    return this.i32() >>> 0;
   }
   i32(): number {
-    return this.view.getInt32(this.take(4), this.littleEndian);
+    const at = this.take(4);
+    return this.littleEndian ? int32le(this.bytes, at) : int32be(this.bytes, at);
   }
   f32(): number {
-    return this.view.getFloat32(this.take(4), this.littleEndian);
+    return this.dataView().getFloat32(this.take(4), this.littleEndian);
   }
   u64(): bigint {
-    return this.view.getBigUint64(this.take(8), this.littleEndian);
+    return this.dataView().getBigUint64(this.take(8), this.littleEndian);
   }
   /** A little-endian uint32 in a big-endian frame: some GT06 modules (odometer, event time) use it. */
   u32le(): number {
-    return this.view.getUint32(this.take(4), true);
+    return int32le(this.bytes, this.take(4)) >>> 0;
   }
   /** The byte `ahead` positions on, without moving; undefined past the end. */
   peek(ahead = 0): number | undefined {
@@ -83,4 +90,12 @@ export class ByteReader {
   skip(n: number): void {
     this.take(n);
   }
+}
+
+function int32be(b: Uint8Array, at: number): number {
+  return (b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!;
+}
+
+function int32le(b: Uint8Array, at: number): number {
+  return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 }
