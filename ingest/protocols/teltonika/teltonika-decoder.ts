@@ -18,16 +18,15 @@ function decodeLogin(frame: Uint8Array, session: DecoderSession): DecodedFrame {
 
 /** The acknowledgement of an AVL packet: the number of records accepted, as 4 bytes. */
 export function recordCountAck(count: number): Uint8Array {
-  const ack = new Uint8Array(4);
-  new DataView(ack.buffer).setUint32(0, count);
-  return ack;
+  return Uint8Array.of(count >>> 24, (count >>> 16) & 0xff, (count >>> 8) & 0xff, count & 0xff);
 }
 
 function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   if (frame.length < 8 + 3 + 4) throw new MalformedFrameError(`AVL packet of ${frame.length} bytes is too short`);
   const dataEnd = frame.length - 4;
-  const crc = new DataView(frame.buffer, frame.byteOffset + dataEnd, 4).getUint32(0);
-  if ((crc & 0xffff) !== crc16Ibm(frame, 8, dataEnd)) throw new MalformedFrameError('AVL packet CRC does not match');
+  // The CRC field is 4 bytes; the CRC-16 sits in the low two.
+  const crc = (frame[dataEnd + 2]! << 8) | frame[dataEnd + 3]!;
+  if (crc !== crc16Ibm(frame, 8, dataEnd)) throw new MalformedFrameError('AVL packet CRC does not match');
   // Records before the login cannot be attributed; no ACK, so the device sends them again after logging in.
   if (!session.deviceId) return { positions: [] };
 

@@ -2,26 +2,35 @@ import type { AttributeValue } from '../../protocol.ts';
 
 /**
  * Teltonika AVL IO elements by id (FMB/FMC/FMM families), mapped to attribute names; any other id is
- * kept raw as `io<id>`. Values of 1, 2 and 4 bytes arrive as numbers, 8-byte ones as bigints. Each
- * mapping writes into the record's attributes directly: this runs for every IO of every record.
+ * kept raw as `io<id>`. Values of 1, 2 and 4 bytes arrive as numbers, 8-byte ones as bigints.
  */
 type Attributes = Record<string, AttributeValue>;
 type IoValue = number | bigint;
-type IoMapping = (into: Attributes, value: IoValue, size: number) => void;
+
+/**
+ * How one IO id becomes an attribute. Plain flags and numbers are data (kind, name, scale) read by one
+ * `switch`, not a closure per id: the call stays monomorphic and this runs for every IO of every record.
+ */
+const FLAG = 0;
+const NUMBER = 1;
+const SIGNED = 2;
+const SPECIAL = 3;
+interface IoMapping {
+  kind: typeof FLAG | typeof NUMBER | typeof SIGNED | typeof SPECIAL;
+  name: string;
+  scale: number;
+  /** Only for SPECIAL: writes whatever the value means (alarms, a driver key). */
+  apply: ((into: Attributes, value: IoValue) => void) | undefined;
+}
 
 const signed = (value: IoValue, size: number): number =>
   typeof value === 'bigint' ? Number(BigInt.asIntN(64, value)) : size === 4 ? value | 0 : size === 2 ? (value << 16) >> 16 : (value << 24) >> 24;
 // Scaled values are rounded so that 12458 mV reads 12.458 V, not 12.458000000000002.
 const scaled = (value: number, scale: number) => (scale === 1 ? value : Math.round(value * scale * 1e6) / 1e6);
-const flag = (name: string): IoMapping => (into, v) => {
-  into[name] = Number(v) === 1;
-};
-const number = (name: string, scale = 1): IoMapping => (into, v) => {
-  into[name] = scaled(Number(v), scale);
-};
-const signedNumber = (name: string, scale = 1): IoMapping => (into, v, size) => {
-  into[name] = scaled(signed(v, size), scale);
-};
+const flag = (name: string): IoMapping => ({ kind: FLAG, name, scale: 1, apply: undefined });
+const number = (name: string, scale = 1): IoMapping => ({ kind: NUMBER, name, scale, apply: undefined });
+const signedNumber = (name: string, scale = 1): IoMapping => ({ kind: SIGNED, name, scale, apply: undefined });
+const special = (apply: (into: Attributes, value: IoValue) => void): IoMapping => ({ kind: SPECIAL, name: '', scale: 1, apply });
 
 const MAPPINGS = new Map<number, IoMapping>([
   [1, flag('in1')],
@@ -41,10 +50,10 @@ const MAPPINGS = new Map<number, IoMapping>([
   [73, signedNumber('temp2', 0.1)],
   [74, signedNumber('temp3', 0.1)],
   [75, signedNumber('temp4', 0.1)],
-  [78, (into, v) => {
+  [78, special((into, v) => {
     // iButton key: shown as the 16 hex digits printed on the key.
     if (BigInt(v) !== 0n) into.driverUniqueId = BigInt(v).toString(16).toUpperCase().padStart(16, '0');
-  }],
+  })],
   [113, number('batteryLevel')],
   [179, flag('out1')],
   [180, flag('out2')],
@@ -54,16 +63,16 @@ const MAPPINGS = new Map<number, IoMapping>([
   [200, number('sleepMode')],
   [205, number('cellId')],
   [206, number('lac')],
-  [236, (into, v) => {
+  [236, special((into, v) => {
     if (Number(v) === 1) into.alarm = 'general';
-  }],
+  })],
   [239, flag('ignition')],
   [240, flag('motion')],
   [241, number('operator')],
-  [253, (into, v) => {
+  [253, special((into, v) => {
     const kind = ['', 'hardAcceleration', 'hardBraking', 'hardCornering'][Number(v)];
     if (kind) into.alarm = kind;
-  }],
+  })],
 ]);
 
 // EYE sensors: four temperatures (signed, hundredths of °C), then four humidities (%).
@@ -72,11 +81,34 @@ for (let i = 0; i < 4; i++) {
   MAPPINGS.set(10804 + i, number(`eyeHumidity${i + 1}`));
 }
 
-const RAW_NAMES: string[] = [];
-const rawName = (id: number) => (RAW_NAMES[id] ??= `io${id}`);
+/** Ids below 256 (nearly every IO a device sends) by array index, which is cheaper than a Map lookup. */
+const LOW_IDS: Array<IoMapping | undefined> = Array.from({ length: 256 }, (_, id) => MAPPINGS.get(id));
+
+const RAW_NAMES = new Map<number, string>();
+function rawName(id: number): string {
+  let name = RAW_NAMES.get(id);
+  if (name === undefined) RAW_NAMES.set(id, (name = `io${id}`));
+  return name;
+}
 
 export function applyIo(into: Attributes, id: number, value: IoValue, size: number): void {
-  const mapping = MAPPINGS.get(id);
-  if (mapping) return mapping(into, value, size);
-  into[rawName(id)] = typeof value === 'number' || value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  const mapping = id < 256 ? LOW_IDS[id] : MAPPINGS.get(id);
+  if (mapping === undefined) {
+    into[rawName(id)] = typeof value === 'number' || value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+    return;
+  }
+  switch (mapping.kind) {
+    case FLAG:
+      into[mapping.name] = Number(value) === 1;
+      break;
+    case NUMBER:
+      into[mapping.name] = scaled(Number(value), mapping.scale);
+      break;
+    case SIGNED:
+      into[mapping.name] = scaled(signed(value, size), mapping.scale);
+      break;
+    case SPECIAL:
+      mapping.apply!(into, value);
+      break;
+  }
 }

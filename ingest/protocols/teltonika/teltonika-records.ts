@@ -10,13 +10,9 @@ export const CODEC_16 = 0x10;
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
-/** Codec 8 Extended widens counts and ids to 2 bytes; Codec 16 widens ids only. */
-const WIDE = { count: 2, id: 2 };
-const WIDE_IDS = { count: 1, id: 2 };
-const NARROW = { count: 1, id: 1 };
-function widths(codec: number) {
-  return codec === CODEC_8_EXTENDED ? WIDE : codec === CODEC_16 ? WIDE_IDS : NARROW;
-}
+/** Width in bytes of IO counts and ids: Codec 8 Extended widens both to 2 bytes, Codec 16 the ids only. */
+const countBytes = (codec: number) => (codec === CODEC_8_EXTENDED ? 2 : 1);
+const idBytes = (codec: number) => (codec === CODEC_8_EXTENDED || codec === CODEC_16 ? 2 : 1);
 
 const read = (r: ByteReader, size: number) => (size === 2 ? r.u16() : r.u8());
 
@@ -35,17 +31,19 @@ function readValue(r: ByteReader, size: number): number | bigint {
 
 /** The fixed-size IO groups (1, 2, 4, 8 bytes), then 16-byte values when the session is extended, then Codec 8E's variable-length ones. */
 function readIoElements(r: ByteReader, codec: number, extended: boolean, into: Record<string, AttributeValue>): void {
-  const w = widths(codec);
-  for (const size of [1, 2, 4, 8]) {
-    const count = read(r, w.count);
+  const countSize = countBytes(codec);
+  const idSize = idBytes(codec);
+  // A plain loop over the value sizes 1, 2, 4, 8: no array to iterate per record.
+  for (let size = 1; size <= 8; size *= 2) {
+    const count = read(r, countSize);
     for (let i = 0; i < count; i++) {
-      const id = read(r, w.id);
+      const id = read(r, idSize);
       applyIo(into, id, readValue(r, size), size);
     }
   }
   if (extended) {
-    const count = read(r, w.count);
-    for (let i = 0; i < count; i++) into[`io${read(r, w.id)}`] = hex(r.slice(16));
+    const count = read(r, countSize);
+    for (let i = 0; i < count; i++) into[`io${read(r, idSize)}`] = hex(r.slice(16));
   }
   if (codec === CODEC_8_EXTENDED) {
     const count = r.u16();
@@ -78,10 +76,9 @@ export function readAvlRecord(r: ByteReader, codec: number, extended: boolean): 
   const heading = r.u16();
   const satellites = r.u8();
   const speedKmh = r.u16();
-  const w = widths(codec);
-  const attributes: Record<string, AttributeValue> = { priority, event: read(r, w.id) };
+  const attributes: Record<string, AttributeValue> = { priority, event: read(r, idBytes(codec)) };
   if (codec === CODEC_16) attributes.generationType = r.u8();
-  read(r, w.count); // total IO count: the group counts that follow are what matters
+  read(r, countBytes(codec)); // total IO count: the group counts that follow are what matters
   readIoElements(r, codec, extended, attributes);
   // Teltonika reports no separate validity flag: a fix without satellites is the last known position.
   return { fixTime, valid: satellites > 0, latitude, longitude, altitude, heading, satellites, speedKmh, attributes };
