@@ -1,5 +1,6 @@
 import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import type { ByteReader } from '../../codec/byte-reader.ts';
+import { utcMillis } from '../../codec/utc-millis.ts';
 
 /** What a GT06 connection remembers between frames, kept in `session.options.gt06`. */
 export interface Gt06State {
@@ -21,20 +22,21 @@ export function gt06Model(session: DecoderSession): string | undefined {
   return typeof model === 'string' ? model.toUpperCase() : undefined;
 }
 
-/** YY MM DD hh mm ss in the device's clock; Date.UTC rolls over odd values instead of failing. */
+/** YY MM DD hh mm ss in the device's clock; odd values roll over (as Date.UTC does) instead of failing. */
 export function readDateTime(r: ByteReader, state: Gt06State): Date {
   const y = r.u8(), mo = r.u8(), d = r.u8(), h = r.u8(), mi = r.u8(), s = r.u8();
-  return new Date(Date.UTC(2000 + y, mo - 1, d, h, mi, s) - state.utcOffsetMs);
+  return new Date(utcMillis(2000 + y, mo, d, h, mi, s) - state.utcOffsetMs);
+}
+
+function bcdByte(r: ByteReader): number {
+  const b = r.u8();
+  return (b >> 4) * 10 + (b & 0x0f);
 }
 
 /** Same layout in packed BCD digits, as the WiFi messages carry it. */
 export function readBcdDateTime(r: ByteReader, state: Gt06State): Date {
-  const f = (): number => {
-    const b = r.u8();
-    return (b >> 4) * 10 + (b & 0x0f);
-  };
-  const y = f(), mo = f(), d = f(), h = f(), mi = f(), s = f();
-  return new Date(Date.UTC(2000 + y, mo - 1, d, h, mi, s) - state.utcOffsetMs);
+  const y = bcdByte(r), mo = bcdByte(r), d = bcdByte(r), h = bcdByte(r), mi = bcdByte(r), s = bcdByte(r);
+  return new Date(utcMillis(2000 + y, mo, d, h, mi, s) - state.utcOffsetMs);
 }
 
 /** Telemetry without a fix of its own (status, cells, command answers), timed when the message says when. */

@@ -45,8 +45,11 @@ const LAYOUTS = new Map<number, Layout>([
   [0xa7, { gps: false, lbs: 'lte' }],
 ]);
 
+/** The layouts by message type (a byte), indexed directly: this is looked up for every location message. */
+const LAYOUT_BY_TYPE: Array<Layout | undefined> = Array.from({ length: 256 }, (_, type) => LAYOUTS.get(type));
+
 export function isLocationType(type: number): boolean {
-  return LAYOUTS.has(type);
+  return LAYOUT_BY_TYPE[type] !== undefined;
 }
 
 /** Skips one cell-tower block; only its length matters to us (positions carry no network field). */
@@ -105,7 +108,7 @@ function isNt20Family(msg: Gt06Message): boolean {
 
 /** GPS / LBS / status messages (0x10-0x37, 0xA0-0xA7): one position (or report) each, acknowledged. */
 export function decodeLocation(msg: Gt06Message): Gt06Result {
-  const layout = LAYOUTS.get(msg.type)!;
+  const layout = LAYOUT_BY_TYPE[msg.type]!;
   const r = msg.body;
   // SPACE10X sends a multi-cell list as a long 0x19; it has no single position to report.
   if (msg.type === 0x19 && msg.length >= 0x17) return { positions: [], reply: ack(msg) };

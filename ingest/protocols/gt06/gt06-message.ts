@@ -52,9 +52,10 @@ export function emit(record: Gt06Record, reply?: Uint8Array): Gt06Result {
  * Builds a server → device frame: start, length, type, content, serial, CRC-ITU over
  * length..serial, CR LF. The acknowledgement is the case with no content.
  */
-export function buildFrame(type: number, serial: number, content: Uint8Array = new Uint8Array(0), extended = false): Uint8Array {
+export function buildFrame(type: number, serial: number, content?: Uint8Array, extended = false): Uint8Array {
   const head = extended ? 4 : 3;
-  const length = 1 + content.length + 2 + 2;
+  const contentLength = content === undefined ? 0 : content.length;
+  const length = 1 + contentLength + 2 + 2;
   const out = new Uint8Array(head + length + 2);
   out[0] = out[1] = extended ? 0x79 : 0x78;
   if (extended) {
@@ -62,8 +63,8 @@ export function buildFrame(type: number, serial: number, content: Uint8Array = n
     out[3] = length & 0xff;
   } else out[2] = length;
   out[head] = type;
-  out.set(content, head + 1);
-  let at = head + 1 + content.length;
+  if (content !== undefined) out.set(content, head + 1);
+  let at = head + 1 + contentLength;
   out[at++] = (serial >> 8) & 0xff;
   out[at++] = serial & 0xff;
   const crc = crc16X25(out, 2, at);
