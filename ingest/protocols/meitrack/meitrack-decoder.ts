@@ -6,8 +6,9 @@ import { decodePhotoChunk } from './meitrack-photo.ts';
 import { decodeEventReport } from './meitrack-text-decoder.ts';
 
 /**
- * `$$<flag><length>,<imei>,<command>,<body>*<checksum>\r\n`. The checksum is not verified: TCP
- * already guards the bytes, and devices are known to send stale checksums after editing a field.
+ * `$$<flag><length>,<imei>,<command>,<body>*<checksum>\r\n`, the checksum being the sum of every byte
+ * from `$$` through `*`, modulo 256, in two hex digits. A frame whose checksum does not match is
+ * malformed: the connection closes, and the device, which got no answer, sends it again.
  */
 
 const COMMA = 0x2c;
@@ -44,6 +45,21 @@ function trailerStart(frame: Uint8Array): number {
   return end >= 3 && frame[end - 3] === STAR ? end - 3 : end;
 }
 
+function hexDigit(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const letter = byte | 0x20; // either case
+  return letter >= 0x61 && letter <= 0x66 ? letter - 0x61 + 10 : -1;
+}
+
+/** Checks the two hex digits after the `*` at `star` against the byte sum through it. */
+function verifyChecksum(frame: Uint8Array, star: number): void {
+  let sum = 0;
+  for (let i = 0; i <= star; i++) sum += frame[i]!;
+  const high = hexDigit(frame[star + 1]!);
+  const low = hexDigit(frame[star + 2]!);
+  if (high < 0 || low < 0 || (sum & 0xff) !== high * 16 + low) throw new MalformedFrameError('Meitrack checksum does not match the frame');
+}
+
 /** `@@<flag><length>,<imei>,<content>*XX\r\n`, length counting from the comma, checksum through `*`. */
 export function meitrackCommand(flag: string, imei: string, content: string): Uint8Array {
   const rest = `,${imei},${content}*`;
@@ -70,8 +86,10 @@ function decodeText(frame: Uint8Array, header: Header): { positions: DecodedPosi
 
 export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   const header = readHeader(frame);
-  session.deviceId = header.imei;
   const limit = trailerStart(frame);
+  // A photo chunk cut short has no trailer and nothing to check; it yields nothing (see meitrack-photo).
+  if (frame[limit] === STAR) verifyChecksum(frame, limit);
+  session.deviceId = header.imei;
   switch (header.command) {
     case 'CCE':
       return { deviceId: header.imei, positions: decodeCce(new ByteReader(frame, header.body, limit, true)) };
