@@ -5,21 +5,33 @@ import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
 
 /**
  * The load side of `bench ingest`, in its own process so the trackers' work does not share the
- * server's event loop: argv = port devices intervalMs durationMs seed. Prints one JSON line.
+ * server's event loop: argv = port devices intervalMs recordsPerUpload durationMs warmupMs seed.
+ * Rates and latencies cover the steady window after the warm-up (connections and logins spread over
+ * the first period). Prints one JSON line.
  */
-const [port, devices, intervalMs, durationMs, seed] = process.argv.slice(2).map(Number) as [number, number, number, number, number];
+const [port, devices, intervalMs, recordsPerUpload, durationMs, warmupMs, seed] = process.argv.slice(2).map(Number) as number[] as [
+  number, number, number, number, number, number, number,
+];
 const imeis = Array.from({ length: devices }, (_, i) => simulatedImei(seed, i));
 const trackers = startFleetSimulation({
-  imeis, dialect: teltonikaDialect, server: { host: '127.0.0.1', port }, intervalMs, seed, stops: [], center: { latitude: 19.43, longitude: -99.13 },
+  imeis, dialect: teltonikaDialect, server: { host: '127.0.0.1', port }, intervalMs, recordsPerUpload, seed, stops: [],
+  center: { latitude: 19.43, longitude: -99.13 },
 });
-await new Promise((r) => setTimeout(r, durationMs));
-const stopping = Promise.all(trackers.map((t) => t.stop(20_000)));
-await stopping;
+const acknowledged = () => trackers.reduce((n, t) => n + t.stats.acknowledged, 0);
+await new Promise((r) => setTimeout(r, warmupMs));
+for (const t of trackers) t.stats.ackLatencies.length = 0;
+const ackedAtWarmup = acknowledged();
+const steadyStart = performance.now();
+await new Promise((r) => setTimeout(r, durationMs - warmupMs));
+const steadyAcked = acknowledged() - ackedAtWarmup;
+const steadySeconds = (performance.now() - steadyStart) / 1000;
 const latency = summarise(trackers.flatMap((t) => t.stats.ackLatencies));
+await Promise.all(trackers.map((t) => t.stop(20_000)));
 process.stdout.write(
   `${JSON.stringify({
     generated: trackers.reduce((n, t) => n + t.stats.generated, 0),
-    acknowledged: trackers.reduce((n, t) => n + t.stats.acknowledged, 0),
+    acknowledged: acknowledged(),
+    ackedPerSec: steadyAcked / steadySeconds,
     refused: trackers.filter((t) => t.stats.refused).length,
     p50: latency.p50,
     p99: latency.p99,

@@ -48,6 +48,16 @@ function kyselyFor(pool: PostgresPool): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/**
+ * A connection the server drops (restart, outage, terminated session) is reported by the query using
+ * it, which fails; the 'error' events pg also emits, on idle and on checked-out clients alike, would
+ * otherwise crash the process.
+ */
+function ignoreBrokenConnections(pool: pg.Pool): void {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+}
+
 async function checkReachable(pool: pg.Pool, what: string): Promise<void> {
   try {
     await pool.query('SELECT 1');
@@ -62,7 +72,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const poolSize = options.poolSize ?? 10;
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize, connectionTimeoutMillis: 5000, types });
-    pool.on('error', () => undefined); // an idle client's broken connection surfaces on its next query instead
+    ignoreBrokenConnections(pool);
     const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
     await checkReachable(pool, where);
     const db = kyselyFor(preparedStatementPool(pool));
@@ -83,7 +93,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     connectionTimeoutMillis: 10_000,
     types,
   });
-  pool.on('error', () => undefined);
+  ignoreBrokenConnections(pool);
   try {
     await checkReachable(pool, `the embedded database in ${options.dataDir}`);
   } catch (error) {

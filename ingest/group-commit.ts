@@ -8,7 +8,12 @@ export interface GroupCommitOptions {
   maxDelayMs: number;
   /** Batches written at the same time, each on its own connection. */
   maxInFlight: number;
+  /** Told of each failed attempt to write a batch that will be retried (database unreachable). */
+  onRetry?: (error: Error, attempt: number) => void;
 }
+
+/** Waits between attempts while the database is unreachable: quick at first, then every 2 s. */
+const RETRY_DELAYS_MS = [50, 100, 250, 500, 1000, 2000];
 
 interface Waiter {
   fixes: StoredFix[];
@@ -19,8 +24,13 @@ interface Waiter {
 
 /**
  * Gathers the fixes of every connection into shared batches, one transaction each, and tells each
- * submitter when its rows are committed: that is when its tracker may be acknowledged. A failed batch
- * rejects every submitter in it, so none of them acknowledges and every tracker resends.
+ * submitter when its rows are committed: that is when its tracker may be acknowledged.
+ *
+ * While the database is unreachable a batch is retried, not dropped: its submitters keep waiting, and
+ * as each connection reads nothing more until its frame is answered, the trackers' data waits in the
+ * trackers (backpressure), not in our memory. Rows the database rejects as data (bad values) refuse
+ * only the submitter that sent them. On shutdown, a batch that still cannot be written is refused, so
+ * its trackers resend to the next server.
  */
 export class GroupCommitWriter {
   private queue: Waiter[] = [];
@@ -28,6 +38,7 @@ export class GroupCommitWriter {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private readonly idle: Array<() => void> = [];
+  private closing = false;
 
   constructor(
     private readonly write: BatchWrite,
@@ -66,17 +77,25 @@ export class GroupCommitWriter {
   private async writeBatch(batch: Waiter[]): Promise<void> {
     const fixes = batch.flatMap((w) => w.fixes);
     const reports = batch.flatMap((w) => w.reports);
-    try {
-      await this.write(fixes, reports);
-    } catch (error) {
-      // One device's unstorable row must not stall every tracker that shared its batch: each
-      // submitter is written on its own, so only the one holding that row is refused.
-      if (batch.length > 1 && isDataError(error)) {
-        for (const waiter of batch) await this.writeBatch([waiter]);
-        return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.write(fixes, reports);
+        break;
+      } catch (error) {
+        if (isDataError(error)) {
+          // One device's unstorable row must not stall every tracker that shared its batch: each
+          // submitter is written on its own, so only the one holding that row is refused.
+          if (batch.length > 1) for (const waiter of batch) await this.writeBatch([waiter]);
+          else batch[0]!.reject(error as Error);
+          return;
+        }
+        if (this.closing) {
+          for (const w of batch) w.reject(error as Error);
+          return;
+        }
+        this.options.onRetry?.(error as Error, attempt);
+        await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1]));
       }
-      for (const w of batch) w.reject(error as Error);
-      return;
     }
     for (const w of batch) w.resolve();
     const devices = new Set<number>();
@@ -84,8 +103,12 @@ export class GroupCommitWriter {
     if (devices.size > 0) this.onCommitted([...devices]);
   }
 
-  /** Writes what is waiting and resolves once nothing is in flight (shutdown). */
+  /**
+   * Writes what is waiting and resolves once nothing is in flight (shutdown). A batch the database
+   * still refuses gets one more attempt and is then refused, rather than holding the shutdown.
+   */
   async drain(): Promise<void> {
+    this.closing = true;
     this.flush();
     if (this.inFlight === 0 && this.queue.length === 0) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));

@@ -33,6 +33,10 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
     maxBatch: options.batchRows,
     maxDelayMs: options.batchDelayMs,
     maxInFlight: 2,
+    onRetry: (error, attempt) => {
+      // One line when an outage starts, then one a minute or so while it lasts.
+      if (attempt === 1 || attempt % 30 === 0) log.warn('cannot store positions; retrying, trackers wait for their ACK', { attempt, error: error.message });
+    },
   });
   const listeners: TrackerListener[] = [];
   try {

@@ -8,6 +8,8 @@ export interface SimulationOptions {
   dialect: TrackerDialect;
   server: { host: string; port: number };
   intervalMs: number;
+  /** Fixes per upload (default 1). */
+  recordsPerUpload?: number;
   seed: number;
   /** Places vehicles drive between (geofence centers); around `center` when empty. */
   stops: Point[];
@@ -29,9 +31,10 @@ export function startFleetSimulation(options: SimulationOptions): VirtualTracker
   return options.imeis.map((imei, i) => {
     const driveRandom = seededRandom(options.seed * 100_003 + i);
     const start = stops[Math.floor(driveRandom() * stops.length)]!;
-    const tracker = new VirtualTracker(imei, options.dialect, new Drive(stops, driveRandom, start), options.server, options.intervalMs);
+    const tracker = new VirtualTracker(imei, options.dialect, new Drive(stops, driveRandom, start), options.server, options.intervalMs, options.recordsPerUpload);
     // Spread connections and reports over the interval instead of all at once.
-    setTimeout(() => tracker.start(), (i * options.intervalMs) / Math.max(1, options.imeis.length)).unref();
+    const period = options.intervalMs * (options.recordsPerUpload ?? 1);
+    setTimeout(() => tracker.start(), (i * period) / Math.max(1, options.imeis.length)).unref();
     return tracker;
   });
 }

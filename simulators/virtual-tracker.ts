@@ -36,23 +36,29 @@ export class VirtualTracker {
     private readonly drive: Drive,
     private readonly server: { host: string; port: number },
     private readonly intervalMs: number,
+    /** Fixes recorded before an upload, as trackers are configured to save airtime (1: each fix at once). */
+    private readonly recordsPerUpload = 1,
   ) {}
 
   start(): void {
     if (this.stopped) return;
     this.connect();
-    this.timer = setInterval(() => this.report(), this.intervalMs);
+    this.timer = setInterval(() => this.report(), this.intervalMs * this.recordsPerUpload);
   }
 
   get pending(): number {
     return this.outbox.length;
   }
 
+  /** Records the fixes of one upload period, one per interval, and uploads them together. */
   private report(): void {
-    this.outbox.push(this.drive.advance(new Date(), this.intervalMs / 1000));
-    this.stats.generated++;
-    // A full memory drops the oldest fix, as trackers do.
-    if (this.outbox.length > MAX_BUFFERED_FIXES) this.outbox.shift();
+    const now = Date.now();
+    for (let i = this.recordsPerUpload - 1; i >= 0; i--) {
+      this.outbox.push(this.drive.advance(new Date(now - i * this.intervalMs), this.intervalMs / 1000));
+      this.stats.generated++;
+    }
+    // A full memory drops the oldest fixes, as trackers do.
+    if (this.outbox.length > MAX_BUFFERED_FIXES) this.outbox.splice(0, this.outbox.length - MAX_BUFFERED_FIXES);
     this.send();
   }
 

@@ -1,22 +1,19 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teltonikaCodec8, teltonikaLogin } from '../simulators/teltonika-packets.ts';
+import { environment, FLEET, freePort, freshDatabase, root, serve, type Serving } from './support/fleet-process.ts';
 import { fixtures } from './support/fixtures.ts';
-import { adminPool, databaseUrlFor } from './support/postgres-admin.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // The `fleet` command as a user runs it: real processes, this file's own database. In embedded mode
 // the database is open in this process and a spawned command reaches it through the socket in
 // DATA_DIR, as it would reach a running server.
 
-const root = resolve(import.meta.dirname, '..');
-const FLEET = join(root, 'cli/fleet.js');
 const TOUR = join(root, 'test/curl-tour.sh');
 
 interface Run {
@@ -40,15 +37,6 @@ afterAll(async () => {
   await database?.destroy();
   if (files) rmSync(files, { recursive: true, force: true });
 });
-
-/** The environment of a spawned command: this process's, minus the settings each test chooses. */
-function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'HOST', 'PORT', 'DEMO_SEED', 'LOG_LEVEL']) delete env[name];
-  // Tracker listeners stay off unless a test asks for one, so runs never fight over the standard ports.
-  const trackersOff = { ...Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0'])), OSMAND_PORT: '0' };
-  return { ...env, ...trackersOff, LOG_LEVEL: 'warn', ...extra };
-}
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = 90_000): Promise<Run> {
   return new Promise((done) => {
@@ -329,71 +317,6 @@ describe('fleet demo', () => {
     expectOneLineError(again, 'fleet demo: demo data already exists');
   }, 90_000);
 });
-
-/** A database nobody has open: a copy of the template, for `fleet serve` to own. */
-async function freshDatabase(): Promise<{ env: Record<string, string>; dataDir: string | undefined; destroy(): Promise<void> }> {
-  const databaseUrl = process.env.DATABASE_URL;
-  if (databaseUrl) {
-    const name = `fleetcore_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const admin = adminPool(databaseUrl);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
-    return {
-      env: { DATABASE_URL: databaseUrlFor(databaseUrl, name) },
-      dataDir: undefined,
-      async destroy() {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
-      },
-    };
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-serve-'));
-  cpSync(inject('templateDir'), dataDir, { recursive: true });
-  return { env: { DATA_DIR: dataDir }, dataDir, destroy: async () => rmSync(dataDir, { recursive: true, force: true }) };
-}
-
-interface Serving {
-  process: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `fleet serve` and waits until stdout matches `ready` (the listening line by default). */
-async function serve(env: Record<string, string>, ready = /listening on http:\/\/localhost:\d+/): Promise<Serving> {
-  const child = spawn(process.execPath, [FLEET, 'serve'], { cwd: root, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.once('exit', (code, signal) => done({ code, signal })),
-  );
-  const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`fleet serve did not get ready in 120 s\n${output()}`)), 120_000);
-    const check = () => {
-      if (ready.test(stdout)) {
-        clearTimeout(timer);
-        done();
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      fail(new Error(`fleet serve exited (${code ?? signal}) before it was ready\n${output()}`));
-    });
-  });
-  const url = /listening on (http:\/\/localhost:\d+)/.exec(stdout)![1]!;
-  return { process: child, url, output: () => `stdout:\n${stdout}\nstderr:\n${stderr}`, exited };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('fleet serve', () => {
   it('seeds the demo on a new database, passes the curl tour, sees CLI changes, and stops cleanly on SIGTERM', async () => {
