@@ -110,6 +110,10 @@ export interface GeofencesTable {
   radius_m: number;
   vertex_count: number;
   vertices: ColumnType<Array<{ lat: number; lng: number }>, string, string>;
+  /** Debounce: a device must stay inside this long before its enter counts (0: at once). */
+  enter_dwell_s: ColumnType<number, number | undefined, number>;
+  /** Debounce: a device must stay outside this long before its exit counts (0: at once). */
+  exit_dwell_s: ColumnType<number, number | undefined, number>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
@@ -162,7 +166,44 @@ export interface TravelWaypointsTable {
   estimated_at: Timestamp | null;
 }
 
+export interface DeviceEngineStatesTable {
+  device_id: number;
+  cursor_fix_time: Timestamp | null;
+  inside: ColumnType<number[], number[] | undefined, number[]>;
+  pending: ColumnType<PendingCrossingRow[], string | undefined, string>;
+  status: 'Moving' | 'Stopped' | 'Off' | 'Inactive' | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** A crossing waiting out its geofence's dwell time, as the engine stores it. */
+export interface PendingCrossingRow {
+  geofenceId: number;
+  type: 'enter' | 'exit';
+  /** Fix time (ms) of the first fix of the crossing: the event's time once confirmed. */
+  since: number;
+  latitude: number;
+  longitude: number;
+}
+
+export interface GeofenceChangesTable {
+  id: Generated<number>;
+  geofence_id: number;
+  account_id: number;
+  changed_at: CreatedAt;
+}
+
+export interface EngineOutboxTable {
+  id: Generated<number>;
+  kind: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  published_at: Timestamp | null;
+}
+
 export interface Database {
+  device_engine_states: DeviceEngineStatesTable;
+  geofence_changes: GeofenceChangesTable;
+  engine_outbox: EngineOutboxTable;
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
