@@ -1,0 +1,131 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Job, JobProcessor, JobQueue, JobWorker, QueueBackend } from './job-queue.ts';
+
+const DEFAULT_ATTEMPTS = 5;
+const DEFAULT_PREFIX = 'fleetcore';
+
+/**
+ * BullMQ rejects custom job ids that contain ':' or look like integers. This escape is reversible,
+ * so two of our ids never map to one BullMQ id and the processor sees the id the caller gave:
+ * '%' → '%25', ':' → '%3A', and an integer-looking id gets a '%i' prefix (no escape starts that way).
+ */
+export function toBullmqId(id: string): string {
+  const escaped = id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+  return `${parseInt(escaped, 10)}` === escaped ? `%i${escaped}` : escaped;
+}
+
+export function fromBullmqId(id: string): string {
+  const unprefixed = id.startsWith('%i') ? id.slice(2) : id;
+  return unprefixed.replace(/%(25|3A)/g, (m) => (m === '%25' ? '%' : ':'));
+}
+
+function ignore(): void {}
+
+/**
+ * Queues and workers over BullMQ on Redis: jobs survive restarts and every engine process shares them.
+ * All queues share one connection (commands fail after ioredis's retries, so an add during a Redis
+ * outage rejects instead of hanging); all workers share another with `maxRetriesPerRequest: null`, as
+ * BullMQ requires, and each worker adds the blocking connection BullMQ duplicates from it.
+ */
+export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}): QueueBackend {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  // Redis errors reach BullMQ's listeners; ours only keep ioredis from printing "Unhandled error event".
+  const queueConnection = new Redis(redisUrl).on('error', ignore);
+  const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null }).on('error', ignore);
+  const queues = new Map<string, { handle: JobQueue; bull: Queue }>();
+  const workers = new Set<Worker>();
+
+  function queue(name: string): JobQueue {
+    const existing = queues.get(name);
+    if (existing) return existing.handle;
+    const bull = new Queue(name, { connection: queueConnection, prefix });
+    bull.on('error', ignore);
+    const handle: JobQueue = {
+      name,
+      async add(jobName, data, jobOptions = {}) {
+        const jobId = jobOptions.jobId === undefined ? undefined : toBullmqId(jobOptions.jobId);
+        // BullMQ keeps failed jobs (removeOnFail), and a kept job blocks its id; ours must not outlive its run.
+        if (jobId !== undefined) {
+          const previous = await bull.getJob(jobId);
+          if (previous && (await previous.isFailed())) await previous.remove();
+        }
+        await bull.add(jobName, data, {
+          delay: jobOptions.delay,
+          jobId,
+          attempts: jobOptions.attempts ?? DEFAULT_ATTEMPTS,
+          backoff: { type: 'exponential', delay: 100 },
+          removeOnComplete: true,
+          removeOnFail: 1000,
+        });
+      },
+      async remove(jobId) {
+        // 0 when the job is locked (active): left alone, as the contract says.
+        await bull.remove(toBullmqId(jobId));
+      },
+      async repeat(jobName, everyMs, data) {
+        if (!(everyMs > 0)) throw new Error(`repeat('${jobName}') needs everyMs > 0, got ${everyMs}.`);
+        // A job scheduler is one Redis record per id: every process upserting it keeps one schedule.
+        await bull.upsertJobScheduler(toBullmqId(jobName), { every: everyMs }, {
+          name: jobName,
+          data: data ?? {},
+          opts: { attempts: DEFAULT_ATTEMPTS, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: true, removeOnFail: 1000 },
+        });
+      },
+      async close() {
+        queues.delete(name);
+        await bull.close();
+      },
+    };
+    queues.set(name, { handle, bull });
+    return handle;
+  }
+
+  function worker(
+    queueName: string,
+    processor: JobProcessor,
+    workerOptions: { concurrency?: number; onFailed?: (job: Job, error: Error) => void } = {},
+  ): JobWorker {
+    const bull = new Worker(
+      queueName,
+      async (job) => {
+        try {
+          await processor({ id: fromBullmqId(job.id ?? ''), name: job.name, data: job.data, attempt: job.attemptsMade + 1 });
+        } catch (thrown) {
+          throw thrown instanceof Error ? thrown : new Error(String(thrown));
+        }
+      },
+      { connection: workerConnection, concurrency: workerOptions.concurrency ?? 1, prefix },
+    );
+    // A Redis hiccup surfaces here; BullMQ reconnects by itself, and an unhandled 'error' would crash.
+    bull.on('error', ignore);
+    const onFailed = workerOptions.onFailed;
+    if (onFailed) {
+      bull.on('failed', (job, error) => {
+        if (!job) return;
+        // BullMQ has already counted the failed run in attemptsMade.
+        onFailed({ id: fromBullmqId(job.id ?? ''), name: job.name, data: job.data, attempt: job.attemptsMade }, error);
+      });
+    }
+    workers.add(bull);
+    return {
+      async close() {
+        workers.delete(bull);
+        await bull.close();
+      },
+    };
+  }
+
+  return {
+    kind: 'bullmq',
+    queue,
+    worker,
+    async close() {
+      await Promise.allSettled([...workers].map((w) => w.close()));
+      await Promise.allSettled([...queues.values()].map((q) => q.bull.close()));
+      workers.clear();
+      queues.clear();
+      await Promise.allSettled([queueConnection.quit(), workerConnection.quit()]);
+    },
+  };
+}
