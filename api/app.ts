@@ -13,6 +13,7 @@ import { authenticate } from './auth/authenticate.ts';
 import { PERMISSIONS } from './auth/permissions.ts';
 import { errorEnvelope } from './envelope.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
+import type { TravelSchedule } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -34,6 +35,7 @@ export interface AppDeps {
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
   };
+  travelSchedule?: TravelSchedule;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -106,7 +108,7 @@ export function createApp(deps: AppDeps) {
   );
   api.use('*', authenticate(db, log));
   api.use('*', rateLimit(deps.rateLimiter, log));
-  const routeDeps = { db, log, config: deps.config };
+  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));

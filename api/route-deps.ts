@@ -10,4 +10,11 @@ export interface RouteDeps {
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
   };
+  /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
+  travelSchedule?: TravelSchedule;
+}
+
+export interface TravelSchedule {
+  scheduled(travelId: number, startTime: Date): Promise<void>;
+  cancelled(travelId: number): Promise<void>;
 }

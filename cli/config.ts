@@ -21,6 +21,16 @@ export interface Config {
   osmandPort: number;
   ingest: { idleTimeoutMs: number; maxBufferedBytes: number; batchRows: number; batchDelayMs: number };
   /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
+  engine: {
+    etaRefreshMs: number;
+    inactivitySweepMs: number;
+    geofencePollMs: number;
+    concurrency: number;
+    roadFactor: number;
+    defaultSpeedKmh: number;
+    /** Move committed events into the webhooks queue (default: only when REDIS_URL is set). */
+    publishEvents: boolean;
+  };
   demoSeed: 'auto' | 'true' | 'false';
   /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
   demoSimulate: 'auto' | 'true' | 'false';
@@ -101,6 +111,15 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
       batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
       batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
+    },
+    engine: {
+      etaRefreshMs: integer(env, 'ETA_REFRESH_S', 30, 1, 3600) * 1000,
+      inactivitySweepMs: integer(env, 'INACTIVITY_SWEEP_S', 60, 1, 3600) * 1000,
+      geofencePollMs: integer(env, 'GEOFENCE_POLL_MS', 500, 50, 60_000),
+      concurrency: integer(env, 'ENGINE_CONCURRENCY', 2, 1, 64),
+      roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),
+      defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
+      publishEvents: autoFlag('PUBLISH_EVENTS', env.PUBLISH_EVENTS) === 'auto' ? Boolean(env.REDIS_URL) : env.PUBLISH_EVENTS === 'true',
     },
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),

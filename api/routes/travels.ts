@@ -105,7 +105,11 @@ function localInstant(text: string, timezone: string): Date {
   return instant;
 }
 
-export function travelRoutes({ db, config }: RouteDeps) {
+export function travelRoutes({ db, config, log, travelSchedule }: RouteDeps) {
+  // The travel is committed either way: a schedule that cannot be written now is caught up by the
+  // engine's periodic start of due travels.
+  const tellEngine = (what: string, work: Promise<void> | undefined) =>
+    work?.catch((error: Error) => log.warn(`could not ${what}; the engine's catch-up will`, { error: error.message }));
   const app = new OpenAPIHono<AppEnv>();
   const tolerance = config.onTimeToleranceMinutes;
 
@@ -123,6 +127,7 @@ export function travelRoutes({ db, config }: RouteDeps) {
       previous = w.expectedArrival;
     });
     const record = await createTravel(db, scope, { vehicleName: body.vehicle, startTime, waypoints });
+    await tellEngine('schedule the travel start', travelSchedule?.scheduled(record.travel.id, record.travel.start_time));
     return c.json(envelope(travelView(record, timezone, tolerance)), 200);
   });
 
@@ -141,6 +146,7 @@ export function travelRoutes({ db, config }: RouteDeps) {
 
   app.openapi(cancel, async (c) => {
     const travel = await cancelTravel(db, c.get('principal').scope, Number(c.req.valid('param').id));
+    await tellEngine('remove the travel start', travelSchedule?.cancelled(travel.id));
     return c.json(envelope({ travelId: travel.id, status: 'Cancelled' as const, message: `Travel ${travel.id} cancelled` }), 200);
   });
   return app;

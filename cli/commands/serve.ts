@@ -16,10 +16,33 @@ import { startDemoFleet } from '../../simulators/demo-fleet.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { connectRedis } from '../redis-connection.ts';
 import { StartupError } from '../startup-error.ts';
-import { startIngest } from '../../ingest/start-ingest.ts';
+import { startIngest, type RunningIngest } from '../../ingest/start-ingest.ts';
+import { DeviceSignals } from '../../engine/device-signals.ts';
+import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
+import type { QueueBackend } from '../../engine/queue/job-queue.ts';
+import { ENGINE_QUEUE, scheduleTravelStart, startEngine, unscheduleTravelStart, type RunningEngine } from '../../engine/start-engine.ts';
+import { UsageError } from '../usage-error.ts';
 import { localBaseUrl } from './demo.ts';
 
-export const serveUsage = 'fleet serve';
+export const serveUsage = 'fleet serve [--roles api,ingest,engine]';
+
+export type Role = 'api' | 'ingest' | 'engine';
+const ROLES: readonly Role[] = ['api', 'ingest', 'engine'];
+
+export function parseRoles(raw: string | undefined): Set<Role> {
+  if (raw === undefined) return new Set(ROLES);
+  const roles = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  const unknown = roles.filter((r) => !ROLES.includes(r as Role));
+  if (unknown.length > 0 || roles.length === 0) throw new UsageError(`--roles takes a comma-separated list of ${ROLES.join(', ')}; got "${raw}"`);
+  return new Set(roles as Role[]);
+}
+
+/** Queues of one database: two deployments (or two test runs) sharing a Redis never see each other's jobs. */
+function queuePrefix(databaseUrl: string | undefined): string {
+  const name = databaseUrl ? new URL(databaseUrl).pathname.slice(1) || 'postgres' : 'embedded';
+  return `fleetcore-${name}`;
+}
 
 export interface RunningServer {
   url: string;
@@ -54,11 +77,18 @@ async function shouldSeedDemo(config: Config, handle: DatabaseHandle): Promise<b
   return (await countAccounts(handle.db)) === 0;
 }
 
-/** Opens the database, migrates it, seeds the demo on a new embedded database, and serves the API. */
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+/**
+ * Opens the database, migrates it, seeds the demo on a new embedded database, and runs the roles:
+ * the API, the tracker listeners (ingest) and the engine's workers; all three by default.
+ */
+export async function startServer(config: Config, log: Logger, roles: Set<Role> = new Set(ROLES)): Promise<RunningServer> {
+  if (!config.redisUrl && roles.size < ROLES.length && roles.has('engine') !== roles.has('ingest')) {
+    throw new StartupError('ingest and engine in separate processes share their queue through Redis: set REDIS_URL');
+  }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
   let redis: Redis | undefined;
   let rateLimiter: RateLimiter | undefined;
+  let queues: QueueBackend | undefined;
   try {
     try {
       const applied = await migrateToLatest(database.db);
@@ -76,30 +106,53 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     } else {
       rateLimiter = createMemoryRateLimiter(config.rateLimit.max, config.rateLimit.windowMs);
     }
-    const app = createApp({ db: database.db, log, rateLimiter, config });
+    queues = config.redisUrl ? bullmqQueues(config.redisUrl, { prefix: queuePrefix(config.databaseUrl) }) : inProcessQueues();
+    const engineQueue = queues.queue(ENGINE_QUEUE);
+    const app = createApp({
+      db: database.db, log, rateLimiter, config,
+      travelSchedule: {
+        scheduled: (travelId, startTime) => scheduleTravelStart(engineQueue, travelId, startTime),
+        cancelled: (travelId) => unscheduleTravelStart(engineQueue, travelId),
+      },
+    });
     const server = createAdaptorServer({ fetch: app.fetch }) as Server;
     // Slow or stalled clients are cut off instead of holding sockets open.
     server.headersTimeout = 15_000;
     server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
-    const port = await listen(server, config.host, config.port);
+    const port = roles.has('api') ? await listen(server, config.host, config.port) : 0;
     const url = localBaseUrl({ ...config, port });
-    let ingest;
+    const signals = new DeviceSignals(engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
+    let ingest: RunningIngest | undefined;
+    let engine: RunningEngine | undefined;
     try {
-      ingest = await startIngest(database, log, {
+      if (roles.has('engine')) {
+        engine = await startEngine(database, queues, log, {
+          status: config.deviceStatus,
+          eta: { roadFactor: config.engine.roadFactor, defaultSpeedKmh: config.engine.defaultSpeedKmh },
+          etaRefreshMs: config.engine.etaRefreshMs,
+          inactivitySweepMs: config.engine.inactivitySweepMs,
+          geofencePollMs: config.engine.geofencePollMs,
+          concurrency: config.engine.concurrency,
+          fixesPerDevice: 1000,
+          publishEvents: config.engine.publishEvents,
+        });
+      }
+      if (roles.has('ingest')) ingest = await startIngest(database, log, {
         host: config.host,
         ports: config.trackerPorts,
         osmandPort: config.osmandPort,
         limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
         batchRows: config.ingest.batchRows,
         batchDelayMs: config.ingest.batchDelayMs,
-        onDevicesUpdated: (deviceIds) => log.debug('positions committed', { devices: deviceIds.length }),
+        onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
       });
     } catch (error) {
       server.close();
+      await engine?.close();
       throw error;
     }
-    const trackers = ingest.listeners.map((l) => ({ protocol: l.protocol, port: l.port }));
+    const trackers = ingest?.listeners.map((l) => ({ protocol: l.protocol, port: l.port })) ?? [];
 
     let demo: string[] | undefined;
     if (await shouldSeedDemo(config, database)) demo = demoInstructions(await seedDemo(database.db), url);
@@ -111,6 +164,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const limiter = rateLimiter;
     const connection = redis;
     const running = ingest;
+    const backend = queues;
     return {
       url,
       port,
@@ -120,18 +174,22 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       async close() {
         // Trackers first: batches in flight commit and are acknowledged before the database closes.
         await demoFleet?.stop();
-        await running.close();
+        await running?.close();
+        await signals.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
+        await engine?.close();
+        await backend.close();
         await limiter.close();
         connection?.disconnect();
         await database.close();
       },
     };
   } catch (error) {
+    await queues?.close().catch(() => undefined);
     await rateLimiter?.close();
     redis?.disconnect();
     await database.close();
@@ -140,10 +198,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 }
 
 export async function serveCommand(config: Config, argv: string[]): Promise<void> {
-  parseCommand(argv, {});
+  const parsed = parseCommand(argv, { roles: { type: 'string' } });
+  const roles = parseRoles(typeof parsed.values.roles === 'string' ? parsed.values.roles : undefined);
   const log = createLogger(config.logLevel);
-  const running = await startServer(config, log);
-  process.stdout.write(`fleet: API listening on ${running.url} (reference: ${running.url}/docs); database: ${running.database.description}\n`);
+  const running = await startServer(config, log, roles);
+  if (roles.has('api')) {
+    process.stdout.write(`fleet: API listening on ${running.url} (reference: ${running.url}/docs); database: ${running.database.description}\n`);
+  } else {
+    process.stdout.write(`fleet: running ${[...roles].join(', ')}; database: ${running.database.description}\n`);
+  }
   if (running.trackers.length > 0) {
     process.stdout.write(`fleet: trackers on ${running.trackers.map((t) => `${t.protocol} ${t.port}`).join(', ')}\n`);
   }

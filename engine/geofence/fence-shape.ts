@@ -41,8 +41,9 @@ export function fenceShapeFromRow(row: {
   center_lat: number;
   center_lng: number;
   radius_m: number;
-  geojson: string;
+  geojson: string | null;
 }): FenceShape {
   if (row.kind === 'circle') return { id: row.id, kind: 'circle', lat: row.center_lat, lng: row.center_lng, radiusM: row.radius_m };
+  if (row.geojson === null) throw new TypeError(`geofence ${row.id}: a polygon without geometry`);
   return { id: row.id, kind: 'polygon', geometry: JSON.parse(row.geojson) as PolygonGeometry };
 }

@@ -10,13 +10,15 @@ interface ShapeRow {
   center_lat: number;
   center_lng: number;
   radius_m: number;
-  geojson: string;
+  geojson: string | null;
 }
 
-// 15 decimals keep every bit PostGIS stores that matters (1e-15° is a nanometre); the default 9 rounds to 0.1 mm.
+// A circle's 64-gon is not read: circles are tested by center and radius. 15 decimals keep what matters of
+// every stored double (1e-15° is a nanometre); the default of 9 would round vertices to 0.1 mm.
 function shapeRows(db: Db, where: RawBuilder<unknown>) {
   return sql<ShapeRow>`
-    SELECT id, account_id, kind, center_lat, center_lng, radius_m, ST_AsGeoJSON(geom, 15) AS geojson
+    SELECT id, account_id, kind, center_lat, center_lng, radius_m,
+      CASE WHEN kind = 'circle' THEN NULL ELSE ST_AsGeoJSON(geom, 15) END AS geojson
     FROM geofences ${where} ORDER BY id
   `.execute(db);
 }

@@ -22,6 +22,12 @@ export function fromBullmqId(id: string): string {
 
 function ignore(): void {}
 
+/** QUIT lets pending replies arrive; a connection that is not up has nothing pending, and QUIT would wait for it. */
+async function closeConnection(connection: Redis): Promise<void> {
+  if (connection.status === 'ready') await connection.quit();
+  else connection.disconnect();
+}
+
 /**
  * Queues and workers over BullMQ on Redis: jobs survive restarts and every engine process shares them.
  * All queues share one connection (commands fail after ioredis's retries, so an add during a Redis
@@ -34,7 +40,7 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
   const queueConnection = new Redis(redisUrl).on('error', ignore);
   const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null }).on('error', ignore);
   const queues = new Map<string, { handle: JobQueue; bull: Queue }>();
-  const workers = new Set<Worker>();
+  const workers = new Set<JobWorker>();
 
   function queue(name: string): JobQueue {
     const existing = queues.get(name);
@@ -86,13 +92,18 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
     processor: JobProcessor,
     workerOptions: { concurrency?: number; onFailed?: (job: Job, error: Error) => void } = {},
   ): JobWorker {
+    const running = new Set<Promise<void>>();
     const bull = new Worker(
       queueName,
       async (job) => {
+        const run = processor({ id: fromBullmqId(job.id ?? ''), name: job.name, data: job.data, attempt: job.attemptsMade + 1 });
+        running.add(run);
         try {
-          await processor({ id: fromBullmqId(job.id ?? ''), name: job.name, data: job.data, attempt: job.attemptsMade + 1 });
+          await run;
         } catch (thrown) {
           throw thrown instanceof Error ? thrown : new Error(String(thrown));
+        } finally {
+          running.delete(run);
         }
       },
       { connection: workerConnection, concurrency: workerOptions.concurrency ?? 1, prefix },
@@ -107,13 +118,18 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
         onFailed({ id: fromBullmqId(job.id ?? ''), name: job.name, data: job.data, attempt: job.attemptsMade }, error);
       });
     }
-    workers.add(bull);
-    return {
+    const handle = {
       async close() {
-        workers.delete(bull);
-        await bull.close();
+        workers.delete(handle);
+        if (workerConnection.status === 'ready') return bull.close();
+        // Redis is down: a graceful Worker.close() would wait for a reconnection forever
+        // (taskforcesh/bullmq#4656), so wait for the running processors here and force the rest.
+        await Promise.allSettled([...running]);
+        await bull.close(true);
       },
     };
+    workers.add(handle);
+    return handle;
   }
 
   return {
@@ -125,7 +141,7 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
       await Promise.allSettled([...queues.values()].map((q) => q.bull.close()));
       workers.clear();
       queues.clear();
-      await Promise.allSettled([queueConnection.quit(), workerConnection.quit()]);
+      await Promise.allSettled([queueConnection, workerConnection].map(closeConnection));
     },
   };
 }

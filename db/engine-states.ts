@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import type { PendingCrossingRow } from './schema.ts';
+
+export interface LockedEngineState {
+  deviceId: number;
+  accountId: number;
+  cursor: Date | null;
+  inside: number[];
+  pending: PendingCrossingRow[];
+  status: string | null;
+}
+
+/**
+ * Locks the engine state of each device (creating it on first sight), in device order so two
+ * workers given overlapping devices wait for each other instead of deadlocking. Held until the
+ * transaction ends: whoever holds it is the only one evaluating that device.
+ */
+export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<LockedEngineState[]> {
+  const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
+  await sql`
+    INSERT INTO device_engine_states (device_id)
+    SELECT d.id FROM devices d WHERE d.id = ANY(${ids}::int[]) ORDER BY d.id
+    ON CONFLICT (device_id) DO NOTHING
+  `.execute(trx);
+  const { rows } = await sql<{ device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null }>`
+    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status
+    FROM device_engine_states s JOIN devices d ON d.id = s.device_id
+    WHERE s.device_id = ANY(${ids}::int[])
+    ORDER BY s.device_id
+    FOR UPDATE OF s
+  `.execute(trx);
+  return rows.map((r) => ({
+    deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status,
+  }));
+}
+
+export interface NewFix {
+  deviceId: number;
+  fixTime: Date;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+  speedKmh: number | null;
+  ignition: boolean | null;
+}
+
+/** Each device's fixes after its cursor, oldest first, at most `perDevice` of them. */
+export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<NewFix[]> {
+  const { rows } = await sql<{ device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; ignition: boolean | null }>`
+    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.ignition
+    FROM device_engine_states s
+    CROSS JOIN LATERAL (
+      SELECT fix_time, valid, latitude, longitude, speed_kmh, ignition FROM positions
+      WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
+      ORDER BY fix_time
+      LIMIT ${perDevice}
+    ) p
+    WHERE s.device_id = ANY(${deviceIds}::int[])
+    ORDER BY s.device_id, p.fix_time
+  `.execute(trx);
+  return rows.map((r) => ({
+    deviceId: r.device_id, fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, ignition: r.ignition,
+  }));
+}
+
+export interface EngineStateUpdate {
+  deviceId: number;
+  cursor: Date | null;
+  inside: number[];
+  pending: PendingCrossingRow[];
+  status: string | null;
+}
+
+export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Promise<void> {
+  if (states.length === 0) return;
+  await sql`
+    UPDATE device_engine_states s SET
+      cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
+      status = u.status, updated_at = now()
+    FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
+      ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
+      ${states.map((s) => s.status)}::text[]) AS u(device_id, cursor, inside, pending, status)
+    WHERE s.device_id = u.device_id
+  `.execute(trx);
+}
+
+/**
+ * Devices silent for longer than the threshold become Inactive, once: returns those that changed, with
+ * the status they had, for the event stream. Rows another worker holds are left for the next sweep.
+ */
+export async function markInactive(trx: Db, inactiveAfterMinutes: number): Promise<Array<{ deviceId: number; from: string | null; at: Date }>> {
+  const { rows } = await sql<{ device_id: number; previous: string | null; at: Date }>`
+    WITH silent AS (
+      SELECT e.device_id, e.status AS previous FROM device_engine_states e
+      LEFT JOIN device_states s ON s.device_id = e.device_id
+      WHERE e.status IS DISTINCT FROM 'Inactive'
+        AND (s.last_report_at IS NULL OR s.last_report_at < now() - make_interval(mins => ${inactiveAfterMinutes}))
+      ORDER BY e.device_id
+      FOR UPDATE OF e SKIP LOCKED
+    )
+    UPDATE device_engine_states e SET status = 'Inactive', updated_at = now()
+    FROM silent WHERE e.device_id = silent.device_id
+    RETURNING e.device_id, silent.previous, now() AS at
+  `.execute(trx);
+  return rows.map((r) => ({ deviceId: r.device_id, from: r.previous, at: r.at }));
+}
+
+/** Devices with stored fixes newer than their engine cursor: what a lost signal would leave behind. */
+export async function devicesBehind(db: Db, limit: number): Promise<number[]> {
+  const { rows } = await sql<{ device_id: number }>`
+    SELECT s.device_id FROM device_states s LEFT JOIN device_engine_states e ON e.device_id = s.device_id
+    WHERE s.fix_time IS NOT NULL AND (e.cursor_fix_time IS NULL OR s.fix_time > e.cursor_fix_time)
+    ORDER BY s.device_id LIMIT ${limit}
+  `.execute(db);
+  return rows.map((r) => r.device_id);
+}

@@ -1,0 +1,115 @@
+import type { Logger } from '../cli/logger.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+import { devicesBehind } from '../db/engine-states.ts';
+import { scheduledTravels, startDueTravels } from '../db/travel-progress.ts';
+import type { DeviceStatusThresholds } from './device-status.ts';
+import { GeofenceCatalog } from './geofence-catalog.ts';
+import type { Job, JobQueue, QueueBackend } from './queue/job-queue.ts';
+import type { EtaSettings } from './travel-eta.ts';
+import { dispatchOutbox } from './workers/dispatch-outbox.ts';
+import { evaluateDevices } from './workers/evaluate-devices.ts';
+import { refreshEtas } from './workers/refresh-etas.ts';
+import { sweepInactive } from './workers/sweep-inactive.ts';
+
+export const ENGINE_QUEUE = 'fleetcore-engine';
+export const WEBHOOKS_QUEUE = 'fleetcore-webhooks';
+
+export interface EngineSettings {
+  status: DeviceStatusThresholds;
+  eta: EtaSettings;
+  etaRefreshMs: number;
+  inactivitySweepMs: number;
+  geofencePollMs: number;
+  /** Engine jobs run at once in this process. */
+  concurrency: number;
+  fixesPerDevice: number;
+  /** Move committed events from the outbox into the webhooks queue. */
+  publishEvents: boolean;
+}
+
+export interface RunningEngine {
+  catalog: GeofenceCatalog;
+  close(): Promise<void>;
+}
+
+/** Schedules a travel's start at its start time (at once when that has passed); adding it twice is a no-op. */
+export async function scheduleTravelStart(queue: JobQueue, travelId: number, startTime: Date): Promise<void> {
+  await queue.add('travel-start', { travelId }, { jobId: `travel-start-${travelId}`, delay: Math.max(0, startTime.getTime() - Date.now()) });
+}
+
+export async function unscheduleTravelStart(queue: JobQueue, travelId: number): Promise<void> {
+  await queue.remove(`travel-start-${travelId}`);
+}
+
+/**
+ * The engine role: the worker for the engine queue and the schedules it relies on. Each job is a
+ * small processor over the database; none keeps state between jobs except the geofence catalog, which
+ * follows the database. Scheduled work is rebuilt from the database at start, so the in-process queue
+ * loses nothing a restart can't recover, and BullMQ's copies are deduplicated by job id.
+ */
+export async function startEngine(database: DatabaseHandle, backend: QueueBackend, log: Logger, settings: EngineSettings): Promise<RunningEngine> {
+  const { db } = database;
+  const catalog = await GeofenceCatalog.open(db, log, database.pool, { pollMs: settings.geofencePollMs });
+  const queue = backend.queue(ENGINE_QUEUE);
+  const webhooks = backend.queue(WEBHOOKS_QUEUE);
+  const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh };
+  const dispatchSoon = () => (settings.publishEvents ? queue.add('outbox-dispatch', {}, { jobId: 'outbox-dispatch' }) : Promise.resolve());
+
+  async function run(job: Job): Promise<void> {
+    const data = job.data as Record<string, unknown>;
+    switch (job.name) {
+      case 'devices': {
+        const deviceIds = (data.deviceIds as number[]) ?? [];
+        for (let i = 0; i < deviceIds.length; i += 500) {
+          const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), { status: settings.status, fixesPerDevice: settings.fixesPerDevice });
+          if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
+          if (outcome.progressedTravels.length > 0) await refreshEtas(db, etaSettings, outcome.progressedTravels);
+          if (outcome.events > 0) await dispatchSoon();
+        }
+        return;
+      }
+      case 'travel-start': {
+        const started = await startDueTravels(db, { travelId: data.travelId as number });
+        if (started.length > 0) await refreshEtas(db, etaSettings, started.map((t) => t.id));
+        return;
+      }
+      case 'eta-refresh': {
+        // Also the catch-up: travels whose start job was lost, devices whose signal was lost.
+        await startDueTravels(db);
+        await refreshEtas(db, etaSettings);
+        const behind = await devicesBehind(db, 5_000);
+        if (behind.length > 0) await queue.add('devices', { deviceIds: behind });
+        return;
+      }
+      case 'inactivity-sweep': {
+        if ((await sweepInactive(db, settings.status.inactiveAfterMinutes)) > 0) await dispatchSoon();
+        return;
+      }
+      case 'outbox-dispatch': {
+        if (settings.publishEvents) await dispatchOutbox(db, webhooks);
+        return;
+      }
+      default:
+        log.warn('unknown engine job ignored', { name: job.name, id: job.id });
+    }
+  }
+
+  const worker = backend.worker(ENGINE_QUEUE, run, {
+    concurrency: settings.concurrency,
+    onFailed: (job, error) => log.warn('engine job failed', { name: job.name, attempt: job.attempt, error: error.message }),
+  });
+  await queue.repeat('eta-refresh', settings.etaRefreshMs);
+  await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
+  if (settings.publishEvents) await queue.repeat('outbox-dispatch', 5_000);
+  for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
+  const behind = await devicesBehind(db, 50_000);
+  for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });
+
+  return {
+    catalog,
+    async close() {
+      await worker.close();
+      await catalog.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../../db/database.ts';
+import { insertCrossingEvents, insertStatusChanges, recordVisits, type DeviceCrossing } from '../../db/engine-results.ts';
+import { fixesAfterCursors, lockEngineStates, saveEngineStates, type EngineStateUpdate, type NewFix } from '../../db/engine-states.ts';
+import { recordArrivals, startDueTravels, travelsInProgress } from '../../db/travel-progress.ts';
+import { classifyDeviceStatus, type DeviceStatusThresholds } from '../device-status.ts';
+import { evaluateFixes, type Crossing } from '../fence-crossings.ts';
+import type { GeofenceCatalog } from '../geofence-catalog.ts';
+import { arrivalsFromCrossings } from '../travel-progress.ts';
+
+export interface EvaluationSettings {
+  status: DeviceStatusThresholds;
+  /** Fixes read per device per transaction; a device with more is evaluated again at once. */
+  fixesPerDevice: number;
+}
+
+export interface EvaluationOutcome {
+  /** Devices that still have fixes after this run's cursor. */
+  unfinished: number[];
+  events: number;
+  /** Travels whose waypoints changed: their ETAs are worth refreshing now. */
+  progressedTravels: number[];
+}
+
+/**
+ * One engine step for a set of devices, in one transaction: lock their engine states, read the fixes
+ * after each cursor in fix-time order, evaluate them, and commit events, visits, travel progress,
+ * status changes and the new cursors together. A job run twice finds nothing after the cursor; two
+ * workers given the same device take turns on its lock. So delivery may be at-least-once and in any
+ * order without duplicating or losing an event.
+ */
+export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceIds: number[], settings: EvaluationSettings): Promise<EvaluationOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const states = await lockEngineStates(trx, deviceIds);
+    if (states.length === 0) return { unfinished: [], events: 0, progressedTravels: [] };
+    const ids = states.map((s) => s.deviceId);
+    const fixes = await fixesAfterCursors(trx, ids, settings.fixesPerDevice);
+    if (fixes.length === 0) return { unfinished: [], events: 0, progressedTravels: [] };
+    const byDevice = new Map<number, NewFix[]>();
+    for (const f of fixes) {
+      const list = byDevice.get(f.deviceId);
+      if (list) list.push(f);
+      else byDevice.set(f.deviceId, [f]);
+    }
+
+    // A travel whose start time has come is started before its vehicle's fixes are evaluated, so a
+    // waypoint reached right after the start counts even if the start job has not run yet.
+    await startDueTravels(trx, { deviceIds: [...byDevice.keys()] });
+    const travels = new Map((await travelsInProgress(trx, [...byDevice.keys()])).map((t) => [t.deviceId, t]));
+
+    const crossings: DeviceCrossing[] = [];
+    const updates: EngineStateUpdate[] = [];
+    const statusChanges: Array<{ deviceId: number; from: string | null; to: string; at: Date }> = [];
+    const progressedTravels: number[] = [];
+    const unfinished: number[] = [];
+    const now = new Date();
+    for (const state of states) {
+      const deviceFixes = byDevice.get(state.deviceId);
+      if (!deviceFixes) continue;
+      if (deviceFixes.length >= settings.fixesPerDevice) unfinished.push(state.deviceId);
+      const result = evaluateFixes(
+        catalog.index(state.accountId),
+        catalog.dwellRules,
+        { cursor: state.cursor?.getTime() ?? null, inside: Int32Array.from(state.inside), pending: state.pending },
+        deviceFixes.map((f) => ({ fixTime: f.fixTime.getTime(), valid: f.valid, latitude: f.latitude, longitude: f.longitude })),
+      );
+      for (const c of result.crossings) crossings.push(deviceCrossing(state.deviceId, c));
+
+      const travel = travels.get(state.deviceId);
+      if (travel && result.crossings.length > 0) {
+        const { arrivals, completed } = arrivalsFromCrossings(travel.waypoints, travel.startedAt.getTime(), result.crossings);
+        await recordArrivals(trx, travel.id, arrivals.map((a) => ({ seq: a.seq, arrivedAt: new Date(a.arrivedAt) })), completed);
+        if (arrivals.length > 0) progressedTravels.push(travel.id);
+      }
+
+      // The status the newest fix shows; Inactive comes only from the sweep (silence has no fix).
+      const newest = deviceFixes[deviceFixes.length - 1]!;
+      const status = classifyDeviceStatus({ lastReportAt: now, speedKmh: newest.speedKmh, ignition: newest.ignition }, now, settings.status);
+      if (status !== state.status) statusChanges.push({ deviceId: state.deviceId, from: state.status, to: status, at: newest.fixTime });
+
+      updates.push({
+        deviceId: state.deviceId,
+        cursor: result.state.cursor === null ? null : new Date(result.state.cursor),
+        inside: [...result.state.inside],
+        pending: result.state.pending,
+        status,
+      });
+    }
+    const events = await insertCrossingEvents(trx, crossings);
+    await recordVisits(trx, crossings);
+    await insertStatusChanges(trx, statusChanges);
+    await saveEngineStates(trx, updates);
+    return { unfinished, events, progressedTravels };
+  });
+}
+
+function deviceCrossing(deviceId: number, c: Crossing): DeviceCrossing {
+  return { deviceId, geofenceId: c.geofenceId, type: c.type, fixTime: new Date(c.fixTime), latitude: c.latitude, longitude: c.longitude };
+}
