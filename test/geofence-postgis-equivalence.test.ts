@@ -14,9 +14,9 @@ import { openTestDatabase, type TestDatabase } from './support/test-database.ts'
  */
 
 const SEED = 20_240_501;
-const POLYGONS = Number(process.env.EQ_POLYGONS ?? 1_000);
-const CIRCLES = Number(process.env.EQ_CIRCLES ?? 150);
-const POINTS_PER_FENCE = Number(process.env.EQ_PPF ?? 90);
+const POLYGONS = 1_000;
+const CIRCLES = 150;
+const POINTS_PER_FENCE = 90;
 const MARGIN_M = 0.01;
 const METRES_PER_DEGREE = 111_320;
 // Cities at several latitudes; each fence is placed within half a degree of one, so fences overlap.
@@ -123,8 +123,6 @@ function makePoints(random: () => number, fences: Fence[]): { xs: number[]; ys: 
 }
 
 let t: TestDatabase;
-const T0 = performance.now();
-const mark = (label: string) => console.log('MARK', label, Math.round(performance.now() - T0));
 let accountId: number;
 let fences: Fence[];
 let points: { xs: number[]; ys: number[] };
@@ -133,13 +131,10 @@ const circleOf = new Map<number, Fence>();
 
 beforeAll(async () => {
   t = await openTestDatabase();
-  mark('t = await openTestDatabase();');
   const random = seededRandom(SEED);
   fences = makeFences(random);
   points = makePoints(random, fences);
-  mark('points = makePoints(random, fences);');
   const { rows: accounts } = await sql<{ id: number }>`INSERT INTO accounts (name) VALUES ('Geofence equivalence') RETURNING id`.execute(t.db);
-  mark('const { rows: accounts } = await sql<{ i');
   accountId = accounts[0]!.id;
   const rows = fences.map((f, i) => ({ i, kind: f.kind, geojson: f.geometry ? JSON.stringify(f.geometry) : null, lat: f.lat, lng: f.lng, r: f.radiusM }));
   // Circles are stored as the API stores them: a 64-gon in geom, the exact center and radius beside it.
@@ -153,25 +148,19 @@ beforeAll(async () => {
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(i int, kind text, geojson text, lat float8, lng float8, r float8)
     RETURNING id, substr(name, 7)::int AS i
   `.execute(t.db);
-  mark('`.execute(t.db);');
   for (const row of inserted) {
     const fence = fences[row.i]!;
     kindOf.set(row.id, fence.kind);
     if (fence.kind === 'circle') circleOf.set(row.id, fence);
   }
   await sql`CREATE TABLE equivalence_points (id integer PRIMARY KEY, geom geometry(Point, 4326) NOT NULL)`.execute(t.db);
-  mark('await sql`CREATE TABLE equivalence_point');
   await sql`
     INSERT INTO equivalence_points
     SELECT i - 1, ST_SetSRID(ST_MakePoint(x, y), 4326) FROM unnest(${points.xs}::float8[], ${points.ys}::float8[]) WITH ORDINALITY AS u(x, y, i)
   `.execute(t.db);
-  mark('`.execute(t.db);');
   await sql`CREATE INDEX equivalence_points_geom_idx ON equivalence_points USING gist (geom)`.execute(t.db);
-  mark('await sql`CREATE INDEX equivalence_point');
   await sql`ANALYZE equivalence_points`.execute(t.db);
-  mark('await sql`ANALYZE equivalence_points`.ex');
   await sql`ANALYZE geofences`.execute(t.db);
-  mark('await sql`ANALYZE geofences`.execute(t.d');
 }, 180_000);
 
 afterAll(async () => {
@@ -183,7 +172,6 @@ const pairKey = (point: number, fence: number) => point * 1_000_000 + fence;
 describe('geofence index ≡ PostGIS', () => {
   it(`agrees on ${POLYGONS} polygons and ${CIRCLES} circles × ${(POLYGONS + CIRCLES) * POINTS_PER_FENCE} points, beyond 1 cm of every boundary`, async () => {
     const index: GeofenceIndex = (await loadGeofenceShapes(t.db, accountId)).get(accountId)!;
-  mark('const index: GeofenceIndex = (await load');
     expect(index.size).toBe(POLYGONS + CIRCLES);
 
     const engine = new Set<number>();
@@ -203,9 +191,7 @@ describe('geofence index ≡ PostGIS', () => {
         AND ST_DWithin(ST_SetSRID(ST_MakePoint(g.center_lng, g.center_lat), 4326)::geography, p.geom::geography, g.radius_m, false)
       WHERE g.account_id = ${accountId} AND g.kind = 'circle'
     `.execute(t.db);
-  mark('`.execute(t.db);');
     const postgis = new Set(covered.map((r) => pairKey(r.p, r.g)));
-  mark('const postgis = new Set(covered.map((r) ');
 
     const disagree: Array<{ p: number; g: number; engine: boolean }> = [];
     for (const key of engine) if (!postgis.has(key)) disagree.push({ p: Math.floor(key / 1_000_000), g: key % 1_000_000, engine: true });
@@ -219,7 +205,6 @@ describe('geofence index ≡ PostGIS', () => {
       FROM unnest(${polygonPairs.map((d) => d.p)}::int[], ${polygonPairs.map((d) => d.g)}::int[]) AS u(p, g)
       JOIN geofences g ON g.id = u.g JOIN equivalence_points p ON p.id = u.p
     `.execute(t.db);
-  mark('`.execute(t.db);');
     const farDisagreements = [
       ...distances.filter((r) => r.d > MARGIN_M).map((r) => ({ ...r, kind: 'polygon' })),
       ...disagree
@@ -231,7 +216,6 @@ describe('geofence index ≡ PostGIS', () => {
         .filter((r) => r.d > MARGIN_M),
     ];
     expect(farDisagreements.slice(0, 10)).toEqual([]);
-  mark('expect(farDisagreements.slice(0, 10)).to');
 
     // Not a vacuous pass: plenty of inside pairs of both kinds, and few pairs near enough to be excused.
     const insideCircles = covered.filter((r) => kindOf.get(r.g) === 'circle').length;
