@@ -98,7 +98,8 @@ export async function insertStatusChanges(
     SELECT 'vehicle.status.changed', jsonb_build_object(
       'vehicle', jsonb_build_object('id', d.imei, 'name', d.name, 'plates', d.plates), 'from', c.from_status, 'to', c.to_status, 'time', c.at)
     FROM unnest(${changes.map((c) => c.deviceId)}::int[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[],
-      ${changes.map((c) => c.at.toISOString())}::timestamptz[]) AS c(device_id, from_status, to_status, at)
+      ${changes.map((c) => c.at.toISOString())}::timestamptz[]) WITH ORDINALITY AS c(device_id, from_status, to_status, at, n)
     JOIN devices d ON d.id = c.device_id
+    ORDER BY c.n
   `.execute(trx);
 }

@@ -95,7 +95,7 @@ export async function markInactive(trx: Db, inactiveAfterMinutes: number): Promi
       SELECT e.device_id, e.status AS previous FROM device_engine_states e
       LEFT JOIN device_states s ON s.device_id = e.device_id
       WHERE e.status IS DISTINCT FROM 'Inactive'
-        AND (s.last_report_at IS NULL OR s.last_report_at < now() - make_interval(mins => ${inactiveAfterMinutes}))
+        AND (s.last_report_at IS NULL OR s.last_report_at < now() - ${inactiveAfterMinutes}::float8 * interval '1 minute')
       ORDER BY e.device_id
       FOR UPDATE OF e SKIP LOCKED
     )

@@ -72,10 +72,14 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
         if (arrivals.length > 0) progressedTravels.push(travel.id);
       }
 
-      // The status the newest fix shows; Inactive comes only from the sweep (silence has no fix).
-      const newest = deviceFixes[deviceFixes.length - 1]!;
-      const status = classifyDeviceStatus({ lastReportAt: now, speedKmh: newest.speedKmh, ignition: newest.ignition }, now, settings.status);
-      if (status !== state.status) statusChanges.push({ deviceId: state.deviceId, from: state.status, to: status, at: newest.fixTime });
+      // Each fix's status in order, so the event stream sees every transition, not only the last;
+      // Inactive comes only from the sweep (silence has no fix).
+      let status = state.status;
+      for (const f of deviceFixes) {
+        const next = classifyDeviceStatus({ lastReportAt: now, speedKmh: f.speedKmh, ignition: f.ignition }, now, settings.status);
+        if (next !== status) statusChanges.push({ deviceId: state.deviceId, from: status, to: next, at: f.fixTime });
+        status = next;
+      }
 
       updates.push({
         deviceId: state.deviceId,

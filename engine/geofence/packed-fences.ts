@@ -1,0 +1,197 @@
+import { EARTH_RADIUS_M, polygonParts, type FenceShape } from './fence-shape.ts';
+import { packRTree } from './packed-rtree.ts';
+
+const RAD = Math.PI / 180;
+const DEG = 180 / Math.PI;
+// Widens a circle's box beyond rounding error of its computation (~1e-14°); 1e-9° is 0.1 mm.
+const BOX_PAD_DEG = 1e-9;
+// Edges per horizontal band of a part, on average: a point tests the edges of one band instead of all.
+const EDGES_PER_BAND = 2;
+
+/** One geofence ready for packing: its box, and its closed rings or its circle. */
+export interface CompiledFence {
+  id: number;
+  circle: boolean;
+  box: [number, number, number, number];
+  coords: Float64Array;
+  /** End (exclusive, in numbers) of each ring in `coords`. */
+  ringEnds: number[];
+  /** Number of rings in each polygon part. */
+  partRings: number[];
+  lat: number;
+  lng: number;
+  radiusM: number;
+}
+
+/**
+ * Everything a query reads, in flat typed arrays, items in the tree's leaf order. A polygon part is cut
+ * into horizontal bands of equal height; band b lists the edges whose latitude span meets it, so a point
+ * casts its ray against the edges of its own band only (still even-odd over all rings of the part).
+ */
+export interface PackedFences {
+  n: number;
+  topLevel: number;
+  boxes: Float64Array;
+  levelStart: Int32Array;
+  levelCount: Int32Array;
+  ids: Int32Array;
+  circle: Uint8Array;
+  /** Item k's parts are itemPart[k] … itemPart[k + 1] - 1. */
+  itemPart: Int32Array;
+  /** Per part: its lowest and highest latitude, and bands per unit of latitude. */
+  partMinY: Float64Array;
+  partMaxY: Float64Array;
+  partScale: Float64Array;
+  /** Per part: its number of bands, and where its first band is in bandStart. */
+  partBands: Int32Array;
+  partBand: Int32Array;
+  /** Band j's edges are bandEdge[bandStart[j]] … bandEdge[bandStart[j + 1] - 1]: offsets of their first point in coords. */
+  bandStart: Int32Array;
+  bandEdge: Int32Array;
+  coords: Float64Array;
+  /** Per item: center latitude and longitude (radians), cos(center latitude), sin²(radius / 2R). */
+  circles: Float64Array;
+  stack: Int32Array;
+}
+
+export function compileFence(shape: FenceShape): CompiledFence {
+  if (!Number.isInteger(shape.id)) throw new TypeError(`geofence id must be an integer, got ${shape.id}`);
+  if (shape.kind === 'circle') return compileCircle(shape.id, shape.lat, shape.lng, shape.radiusM);
+  const values: number[] = [];
+  const ringEnds: number[] = [];
+  const partRings: number[] = [];
+  for (const part of polygonParts(shape.geometry)) {
+    for (const ring of part) {
+      if (ring.length < 3) throw new TypeError(`geofence ${shape.id}: a ring needs at least 3 positions`);
+      const first = values.length;
+      for (const position of ring) values.push(Number(position[0]), Number(position[1]));
+      if (values[first] !== values[values.length - 2] || values[first + 1] !== values[values.length - 1]) values.push(values[first]!, values[first + 1]!);
+      ringEnds.push(values.length);
+    }
+    partRings.push(part.length);
+  }
+  const coords = Float64Array.from(values);
+  if (coords.some((v) => !Number.isFinite(v))) throw new TypeError(`geofence ${shape.id}: coordinates must be finite numbers`);
+  const box: CompiledFence['box'] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < coords.length; i += 2) {
+    box[0] = Math.min(box[0], coords[i]!);
+    box[1] = Math.min(box[1], coords[i + 1]!);
+    box[2] = Math.max(box[2], coords[i]!);
+    box[3] = Math.max(box[3], coords[i + 1]!);
+  }
+  return { id: shape.id, circle: false, box, coords, ringEnds, partRings, lat: 0, lng: 0, radiusM: 0 };
+}
+
+function compileCircle(id: number, lat: number, lng: number, radiusM: number): CompiledFence {
+  if (!(Math.abs(lat) <= 90 && Math.abs(lng) <= 180 && radiusM >= 0)) throw new TypeError(`geofence ${id}: bad circle ${lat}, ${lng}, ${radiusM} m`);
+  const angle = radiusM / EARTH_RADIUS_M;
+  const dLat = angle * DEG + BOX_PAD_DEG;
+  const minLat = lat - dLat;
+  const maxLat = lat + dLat;
+  const box: CompiledFence['box'] = [-180, Math.max(-90, minLat), 180, Math.min(90, maxLat)];
+  // The widest longitude of a spherical cap is asin(sin(angle) / cos(lat)); a cap over a pole, or one that
+  // crosses the antimeridian, gets the whole longitude range (the haversine test is exact either way).
+  const s = Math.sin(Math.min(angle, Math.PI / 2)) / Math.cos(lat * RAD);
+  if (minLat > -90 && maxLat < 90 && s < 1) {
+    const dLng = Math.asin(s) * DEG + BOX_PAD_DEG;
+    if (lng - dLng >= -180 && lng + dLng <= 180) {
+      box[0] = lng - dLng;
+      box[2] = lng + dLng;
+    }
+  }
+  return { id, circle: true, box, coords: new Float64Array(0), ringEnds: [], partRings: [], lat, lng, radiusM };
+}
+
+/** The band of latitude y in a part; the query computes it the same way, so an edge is found where it is filed. */
+export function bandOf(y: number, minY: number, scale: number, bands: number): number {
+  const b = Math.floor((y - minY) * scale);
+  return b < 0 ? 0 : b >= bands ? bands - 1 : b;
+}
+
+/** Lays the fences out for querying. Build time only: it allocates freely. */
+export function packFences(fences: CompiledFence[], nodeSize: number): PackedFences {
+  const n = fences.length;
+  const items = new Float64Array(4 * n);
+  fences.forEach((f, i) => items.set(f.box, 4 * i));
+  const tree = packRTree(items, n, nodeSize);
+  let parts = 0;
+  let numbers = 0;
+  for (const f of fences) {
+    parts += f.partRings.length;
+    numbers += f.coords.length;
+  }
+  const ids = new Int32Array(n);
+  const circle = new Uint8Array(n);
+  const itemPart = new Int32Array(n + 1);
+  const partMinY = new Float64Array(parts);
+  const partMaxY = new Float64Array(parts);
+  const partScale = new Float64Array(parts);
+  const partBands = new Int32Array(parts);
+  const partBand = new Int32Array(parts);
+  const bandStart: number[] = [];
+  const bandEdge: number[] = [];
+  const coords = new Float64Array(numbers);
+  const circles = new Float64Array(4 * n);
+  let part = 0;
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    const f = fences[tree.order[k]!]!;
+    ids[k] = f.id;
+    itemPart[k] = part;
+    if (f.circle) {
+      circle[k] = 1;
+      const half = Math.min(f.radiusM / EARTH_RADIUS_M, Math.PI) / 2;
+      circles.set([f.lat * RAD, f.lng * RAD, Math.cos(f.lat * RAD), Math.sin(half) ** 2], 4 * k);
+      continue;
+    }
+    coords.set(f.coords, at);
+    let ring = 0;
+    for (const ringCount of f.partRings) {
+      // The part's rings, as [start, end) in coords.
+      const rings: Array<[number, number]> = [];
+      for (let r = 0; r < ringCount; r++, ring++) rings.push([at + (ring === 0 ? 0 : f.ringEnds[ring - 1]!), at + f.ringEnds[ring]!]);
+      let minY = Infinity;
+      let maxY = -Infinity;
+      let edges = 0;
+      for (const [s, e] of rings) {
+        for (let i = s + 1; i < e; i += 2) {
+          minY = Math.min(minY, coords[i]!);
+          maxY = Math.max(maxY, coords[i]!);
+        }
+        edges += (e - s) / 2 - 1;
+      }
+      const bands = maxY > minY ? Math.max(1, Math.round(edges / EDGES_PER_BAND)) : 1;
+      const scale = maxY > minY ? bands / (maxY - minY) : 0;
+      const lists: number[][] = Array.from({ length: bands }, () => []);
+      for (const [s, e] of rings) {
+        for (let i = s; i + 2 < e; i += 2) {
+          const [y0, y1] = [coords[i + 1]!, coords[i + 3]!];
+          if (y0 === y1) continue; // a horizontal edge never crosses a horizontal ray
+          const last = bandOf(Math.max(y0, y1), minY, scale, bands);
+          for (let b = bandOf(Math.min(y0, y1), minY, scale, bands); b <= last; b++) lists[b]!.push(i);
+        }
+      }
+      partMinY[part] = minY;
+      partMaxY[part] = maxY;
+      partScale[part] = scale;
+      partBands[part] = bands;
+      partBand[part] = bandStart.length;
+      for (const list of lists) {
+        bandStart.push(bandEdge.length);
+        bandEdge.push(...list);
+      }
+      part++;
+    }
+    at += f.coords.length;
+  }
+  itemPart[n] = part;
+  bandStart.push(bandEdge.length);
+  const topLevel = tree.levelCount.length - 1;
+  // Deepest stack: every level below the root holding one full node of children, two numbers each.
+  const stack = new Int32Array(2 * (nodeSize * (topLevel + 1) + 1));
+  return {
+    n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, circle, itemPart,
+    partMinY, partMaxY, partScale, partBands, partBand, bandStart: Int32Array.from(bandStart), bandEdge: Int32Array.from(bandEdge),
+    coords, circles, stack,
+  };
+}
