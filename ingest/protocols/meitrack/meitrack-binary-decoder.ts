@@ -109,19 +109,22 @@ function applyVariableParam(p: DecodedPosition, id: number, value: Uint8Array): 
   }
 }
 
-function readParamGroup(r: ByteReader, size: 1 | 2 | 4, apply: (id: number, v: number) => void): void {
+/** One group of fixed-size parameters: a count, then (id, value) pairs. Direct calls, no closure per record. */
+function readParamGroup(r: ByteReader, p: DecodedPosition, size: 1 | 2 | 4): void {
   const count = r.u8();
   for (let i = 0; i < count; i++) {
     const id = readId(r);
-    apply(id, size === 1 ? r.u8() : size === 2 ? r.u16() : r.u32());
+    if (size === 1) applyByteParam(p, id, r.u8());
+    else if (size === 2) applyWordParam(p, id, r.u16());
+    else applyLongParam(p, id, r.u32());
   }
 }
 
 function decodeCceRecord(r: ByteReader): DecodedPosition {
   const p = emptyPosition();
-  readParamGroup(r, 1, (id, v) => applyByteParam(p, id, v));
-  readParamGroup(r, 2, (id, v) => applyWordParam(p, id, v));
-  readParamGroup(r, 4, (id, v) => applyLongParam(p, id, v));
+  readParamGroup(r, p, 1);
+  readParamGroup(r, p, 2);
+  readParamGroup(r, p, 4);
   try {
     const count = r.u8();
     for (let i = 0; i < count; i++) {
@@ -151,10 +154,6 @@ export function decodeCce(r: ByteReader): DecodedPosition[] {
   return positions;
 }
 
-function attributesOf(entries: [string, AttributeValue][]): Record<string, AttributeValue> {
-  return Object.fromEntries(entries);
-}
-
 /** CCC body (`reader` just after `CCC,`): version, record size, cache count, fixed records. */
 export function decodeCcc(r: ByteReader): DecodedPosition[] {
   r.u16(); // protocol version
@@ -181,7 +180,7 @@ export function decodeCcc(r: ByteReader): DecodedPosition[] {
     const battery = r.u16() / 100;
     const power = r.u16();
     r.u32(); // geofence flags
-    const attributes = attributesOf([['event', event], ['rssi', rssi], ['hdop', hdop], ['odometer', odometer], ['runtime', runtime], ['status', status], ['adc1', adc1], ['battery', battery], ['power', power]]);
+    const attributes: Record<string, AttributeValue> = { event, rssi, hdop, odometer, runtime, status, adc1, battery, power };
     positions.push({ fixTime, valid, latitude, longitude, altitude, speedKmh, heading: heading <= 360 ? heading : undefined, satellites, attributes });
   }
   return positions;
