@@ -2,7 +2,7 @@ import type { FenceShape } from './fence-shape.ts';
 import { bandOf, compileFence, packFences, type CompiledFence, type PackedFences } from './packed-fences.ts';
 
 const RAD = Math.PI / 180;
-const NODE_SIZE = 16;
+const NODE_SIZE = Number(process.env.GF_NODE ?? 16);
 
 /**
  * The geofences of one account, for "which of them cover this point". A static packed R-tree over their

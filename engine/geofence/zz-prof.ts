@@ -20,3 +20,30 @@ for (let r = 0; r < 6; r++) {
   for (let i = 0; i < N; i++) h += index.query(ys[i]!, xs[i]!, out);
   console.log(Math.round(N / ((performance.now() - t) / 1000)), h);
 }
+{
+  const p = (index as any).packed;
+  for (const NS of [p.stack ? Number(process.env.GF_NODE ?? 16) : 16]) {
+  let boxTests = 0, cand = 0, edges = 0, nodes = 0;
+  const { boxes, levelStart, levelCount, itemPart, partMinY, partMaxY, partScale, partBands, partBand, bandStart } = p;
+  for (let q = 0; q < 100000; q++) {
+    const x = xs[q]!, y = ys[q]!;
+    const stack = [p.topLevel, 0];
+    while (stack.length) {
+      const node = stack.pop()!; const level = stack.pop()! - 1; nodes++;
+      const first = node * NS, end = Math.min(first + NS, levelCount[level]);
+      for (let c = first; c < end; c++) {
+        const b = (levelStart[level] + c) * 4; boxTests++;
+        if (x < boxes[b] || y < boxes[b + 1] || x > boxes[b + 2] || y > boxes[b + 3]) continue;
+        if (level > 0) { stack.push(level, c); continue; }
+        cand++;
+        for (let part = itemPart[c]; part < itemPart[c + 1]; part++) {
+          if (y < partMinY[part] || y >= partMaxY[part]) continue;
+          const bb = partBand[part] + Math.min(partBands[part] - 1, Math.floor((y - partMinY[part]) * partScale[part]));
+          edges += bandStart[bb + 1] - bandStart[bb];
+        }
+      }
+    }
+  }
+  console.log('per point: nodes', nodes / 1e5, 'boxTests', boxTests / 1e5, 'candidates', cand / 1e5, 'edges', edges / 1e5, 'levels', p.levelCount);
+  }
+}
