@@ -60,8 +60,8 @@ export interface Serving {
 }
 
 /** Starts `fleet serve` and waits until stdout matches `ready` (the listening line by default). */
-export async function serve(env: Record<string, string>, ready = /listening on http:\/\/localhost:\d+/): Promise<Serving> {
-  const child = spawn(process.execPath, [FLEET, 'serve'], { cwd: root, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function serve(env: Record<string, string>, ready = /listening on http:\/\/localhost:\d+/, args: string[] = []): Promise<Serving> {
+  const child = spawn(process.execPath, [FLEET, 'serve', ...args], { cwd: root, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -84,7 +84,7 @@ export async function serve(env: Record<string, string>, ready = /listening on h
       fail(new Error(`fleet serve exited (${code ?? signal}) before it was ready\n${output()}`));
     });
   });
-  const url = /listening on (http:\/\/localhost:\d+)/.exec(stdout)![1]!;
+  const url = /listening on (http:\/\/localhost:\d+)/.exec(stdout)?.[1] ?? '';
   return { process: child, url, output: () => `stdout:\n${stdout}\nstderr:\n${stderr}`, exited };
 }
 
