@@ -27,15 +27,35 @@ interface Header {
   body: number;
 }
 
-function readHeader(frame: Uint8Array): Header {
+const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
+const isUpperOrDigit = (b: number) => isDigit(b) || (b >= 0x41 && b <= 0x5a);
+
+/**
+ * The IMEI field: every frame repeats it, so when its bytes spell the session's device we reuse that
+ * string instead of decoding and checking a new one per frame.
+ */
+function readImei(frame: Uint8Array, start: number, end: number, known: string | undefined): string {
+  if (known !== undefined && known.length === end - start) {
+    let same = true;
+    for (let i = start; i < end && same; i++) same = frame[i] === known.charCodeAt(i - start);
+    if (same) return known;
+  }
+  if (end - start < 1 || end - start > 20) throw new MalformedFrameError('Meitrack IMEI is not decimal');
+  for (let i = start; i < end; i++) if (!isDigit(frame[i]!)) throw new MalformedFrameError('Meitrack IMEI is not decimal');
+  return latin1.decode(frame.subarray(start, end));
+}
+
+function readHeader(frame: Uint8Array, knownImei: string | undefined): Header {
   if (frame.length < 4 || frame[0] !== 0x24 || frame[1] !== 0x24) throw new MalformedFrameError('Meitrack frame does not start with $$');
   const first = frame.indexOf(COMMA);
   const second = first < 0 ? -1 : frame.indexOf(COMMA, first + 1);
   if (second < 0) throw new MalformedFrameError('Meitrack frame without an IMEI field');
-  const imei = latin1.decode(frame.subarray(first + 1, second));
-  if (!/^\d{1,20}$/.test(imei)) throw new MalformedFrameError('Meitrack IMEI is not decimal');
-  const command = latin1.decode(frame.subarray(second + 1, second + 4));
-  if (!/^[A-Z0-9]{3}$/.test(command)) throw new MalformedFrameError(`Meitrack command ${JSON.stringify(command)}`);
+  const imei = readImei(frame, first + 1, second, knownImei);
+  const c = second + 1;
+  if (!(c + 3 <= frame.length && isUpperOrDigit(frame[c]!) && isUpperOrDigit(frame[c + 1]!) && isUpperOrDigit(frame[c + 2]!))) {
+    throw new MalformedFrameError(`Meitrack command ${JSON.stringify(latin1.decode(frame.subarray(c, c + 3)))}`);
+  }
+  const command = String.fromCharCode(frame[c]!, frame[c + 1]!, frame[c + 2]!);
   return { flag: String.fromCharCode(frame[2]!), imei, command, body: second + 5 };
 }
 
@@ -85,7 +105,7 @@ function decodeText(frame: Uint8Array, header: Header): { positions: DecodedPosi
 }
 
 export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): DecodedFrame {
-  const header = readHeader(frame);
+  const header = readHeader(frame, session.deviceId);
   const limit = trailerStart(frame);
   // A photo chunk cut short has no trailer and nothing to check; it yields nothing (see meitrack-photo).
   if (frame[limit] === STAR) verifyChecksum(frame, limit);
