@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { silentLogger } from '../cli/logger.ts';
 import { openDatabase } from '../db/database.ts';
@@ -10,6 +8,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createAccount } from '../db/accounts.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
+import { freePort, runTrackerLoad } from './tracker-load.ts';
 
 const DURATION_MS = 20_000;
 const WARMUP_MS = 5_000;
@@ -36,34 +35,6 @@ const only = (args: string[]) => {
   return pick ? pick.slice('--scenario='.length).split(',').map(Number) : undefined;
 };
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((done) => probe.close(done));
-  return port;
-}
-
-interface LoadResult {
-  generated: number;
-  acknowledged: number;
-  ackedPerSec: number;
-  refused: number;
-  p50: number;
-  p99: number;
-}
-
-async function runLoad(port: number, s: Scenario): Promise<LoadResult> {
-  const argv = [port, s.devices, s.intervalMs, s.recordsPerUpload, DURATION_MS, WARMUP_MS, SEED].map(String);
-  const child = spawn(process.execPath, [...(process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', resolve(import.meta.dirname, 'ingest-load.ts'), ...argv], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  await new Promise((r) => child.once('exit', r));
-  return JSON.parse(out.trim().split('\n').pop()!);
-}
-
 /**
  * Simulated Teltonika trackers over loopback TCP into the ingest path (decode, group commit, ACK after
  * commit) on this machine's database: committed (= acknowledged) positions per second over the steady
@@ -89,7 +60,7 @@ export default async function ingestBench(args: string[]): Promise<void> {
       const before = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM positions`.execute(handle.db)).rows[0]!.n;
       let peakRss = 0;
       const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
-      const load = await runLoad(server.listeners[0]!.port, scenario);
+      const load = await runTrackerLoad(server.listeners[0]!.port, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
       clearInterval(sampler);
       await server.close();
       const after = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM positions`.execute(handle.db)).rows[0]!.n;

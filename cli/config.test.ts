@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       trackerPorts: { teltonika: 5027, gt06: 5023, h02: 5013, gl200: 5004, meitrack: 5020, tk103: 5002 },
       osmandPort: 5055,
       ingest: { idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5 },
+      engine: { etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40, publishEvents: false },
       demoSeed: 'auto',
       demoSimulate: 'auto',
     });
@@ -64,6 +65,13 @@ describe('loadConfig', () => {
       INGEST_BATCH_ROWS: '500',
       INGEST_BATCH_DELAY_MS: '2',
       DEMO_SEED: 'true',
+      ETA_REFRESH_S: '10',
+      INACTIVITY_SWEEP_S: '15',
+      GEOFENCE_POLL_MS: '250',
+      ENGINE_CONCURRENCY: '4',
+      ETA_ROAD_FACTOR: '1.5',
+      ETA_DEFAULT_SPEED_KMH: '30',
+      PUBLISH_EVENTS: 'true',
       DEMO_SIMULATE: 'false',
     });
     expect(config).toEqual({
@@ -80,6 +88,7 @@ describe('loadConfig', () => {
       trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002 },
       osmandPort: 15055,
       ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2 },
+      engine: { etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30, publishEvents: true },
       demoSeed: 'true',
       demoSimulate: 'false',
     });
@@ -124,6 +133,12 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ REDIS_URL: 'http://cache:6379' })).toBe('REDIS_URL must start with redis:// or rediss://');
     expect(startupErrorOf({ REDIS_URL: '::' })).toBe('REDIS_URL is not a valid URL');
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
+  });
+
+  it('publishes events by default only when Redis holds the queue', () => {
+    expect(loadConfig({}).engine.publishEvents).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).engine.publishEvents).toBe(true);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', PUBLISH_EVENTS: 'false' }).engine.publishEvents).toBe(false);
   });
 
   it('rejects a DEMO_SEED other than auto, true or false', () => {

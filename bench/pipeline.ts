@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { silentLogger } from '../cli/logger.ts';
+import { createAccount } from '../db/accounts.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { DeviceSignals } from '../engine/device-signals.ts';
+import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
+import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
+import { startIngest } from '../ingest/start-ingest.ts';
+import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
+import { summarise } from './latency-stats.ts';
+import { freePort, runTrackerLoad } from './tracker-load.ts';
+
+const SEED = 9;
+const DURATION_MS = 25_000;
+const WARMUP_MS = 5_000;
+const CENTER = { lat: 19.43, lng: -99.13 };
+
+interface Scenario {
+  devices: number;
+  intervalMs: number;
+  recordsPerUpload: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  { devices: 1_000, intervalMs: 100, recordsPerUpload: 10 }, // 10,000 fixes/s
+  { devices: 1_000, intervalMs: 33, recordsPerUpload: 10 }, // 30,000 fixes/s
+];
+
+/**
+ * A grid of 150 m squares every ~275 m over the ±10 km the simulated vehicles drive in, so a vehicle
+ * at city speed crosses a boundary every few tens of seconds. One statement: the bench is about the
+ * pipeline, not about creating geofences.
+ */
+async function seedGrid(db: Db, accountId: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH cells AS (
+      SELECT i, j, ${CENTER.lng} - 0.09 + i * 0.0025 AS x, ${CENTER.lat} - 0.09 + j * 0.0025 AS y
+      FROM generate_series(0, 72) i, generate_series(0, 72) j
+    ), inserted AS (
+      INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices)
+      SELECT ${accountId}, 'Cell ' || i || '-' || j, 'polygon', ST_MakeEnvelope(x - 0.0007, y - 0.0007, x + 0.0007, y + 0.0007, 4326),
+        y, x, 105, 4, jsonb_build_array(
+          jsonb_build_object('lat', y - 0.0007, 'lng', x - 0.0007), jsonb_build_object('lat', y - 0.0007, 'lng', x + 0.0007),
+          jsonb_build_object('lat', y + 0.0007, 'lng', x + 0.0007), jsonb_build_object('lat', y + 0.0007, 'lng', x - 0.0007))
+      FROM cells
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM inserted
+  `.execute(db);
+  return rows[0]!.n;
+}
+
+/**
+ * Simulated trackers over TCP through ingest, the engine (geofence evaluation, events, visits) and the
+ * database: positions per second committed and evaluated, enter/exit events per second, and the delay
+ * from a fix's arrival at the server to its enter event being queryable (polled every 50 ms).
+ * PostgreSQL with DATABASE_URL (BullMQ too with REDIS_URL), the embedded database otherwise.
+ */
+export default async function pipelineBench(args: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
+  const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
+  const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
+  const rows = [];
+  try {
+    await migrateToLatest(handle.db);
+    const account = await createAccount(handle.db, 'Pipeline bench');
+    const geofences = await seedGrid(handle.db, account.id);
+    await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
+    const picked = args.find((a) => a.startsWith('--scenario='))?.slice('--scenario='.length).split(',').map(Number);
+
+    for (const [index, scenario] of SCENARIOS.entries()) {
+      if (picked && !picked.includes(index + 1)) continue;
+      const engine = await startEngine(handle, queues, silentLogger, {
+        status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, eta: { roadFactor: 1.3, defaultSpeedKmh: 40 },
+        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, publishEvents: false,
+      });
+      const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
+      const server = await startIngest(handle, silentLogger, {
+        host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
+        limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,
+        onDevicesUpdated: (ids) => signals.add(ids),
+      });
+      const startedAt = new Date();
+      const seen = new Set<number>();
+      const delays: number[] = [];
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const { rows: fresh } = await sql<{ id: number; arrived: Date }>`
+            SELECT e.id, p.server_time AS arrived FROM geofence_events e
+            JOIN positions p ON p.device_id = e.device_id AND p.fix_time = e.fix_time
+            WHERE e.type = 'enter' AND e.created_at >= ${startedAt.toISOString()}::timestamptz
+          `.execute(handle.db);
+          const now = Date.now();
+          for (const r of fresh) {
+            if (seen.has(r.id)) continue;
+            seen.add(r.id);
+            if (now - startedAt.getTime() > WARMUP_MS) delays.push(now - r.arrived.getTime());
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      const load = await runTrackerLoad(server.listeners[0]!.port, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
+      const seconds = (Date.now() - startedAt.getTime()) / 1000;
+      await server.close();
+      await signals.close();
+      // Let the engine finish what was committed, then count what it produced.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const { rows: behind } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM device_states s JOIN device_engine_states e ON e.device_id = s.device_id
+          WHERE s.fix_time > coalesce(e.cursor_fix_time, '-infinity')`.execute(handle.db);
+        if (behind[0]!.n === 0 || Date.now() > deadline) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      polling = false;
+      await poller;
+      await engine.close();
+      const { rows: produced } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM geofence_events WHERE created_at >= ${startedAt.toISOString()}::timestamptz`.execute(handle.db);
+      const latency = summarise(delays);
+      rows.push({
+        devices: scenario.devices,
+        recordsPerPacket: scenario.recordsPerUpload,
+        offeredPerSec: Math.round((scenario.devices * 1000) / scenario.intervalMs),
+        positionsPerSec: Math.round(load.ackedPerSec),
+        eventsPerSec: Math.round(produced[0]!.n / seconds),
+        enterEventsTimed: latency.count,
+        eventDelayP50Ms: Math.round(latency.p50),
+        eventDelayP99Ms: Math.round(latency.p99),
+        ackP99Ms: Math.round(load.p99),
+      });
+    }
+    process.stdout.write(`geofences: ${geofences}\n`);
+  } finally {
+    await queues.close();
+    await handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, rows }, null, 2)}\n`);
+  else {
+    process.stdout.write(`Pipeline over loopback TCP: ingest → engine (${queues.kind}) → ${handle.description}, ${DURATION_MS / 1000} s per load\n`);
+    console.table(rows);
+  }
+}

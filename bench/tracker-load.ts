@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+export interface TrackerLoad {
+  devices: number;
+  intervalMs: number;
+  recordsPerUpload: number;
+  durationMs: number;
+  warmupMs: number;
+  seed: number;
+}
+
+export interface LoadResult {
+  generated: number;
+  acknowledged: number;
+  ackedPerSec: number;
+  refused: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * Simulated Teltonika trackers (ingest-load.ts) in a process of their own, so their work does not
+ * share the server's event loop. BENCH_LOAD_NODE_ARGS adds node options to it (e.g. --cpu-prof).
+ */
+export async function runTrackerLoad(port: number, load: TrackerLoad): Promise<LoadResult> {
+  const argv = [port, load.devices, load.intervalMs, load.recordsPerUpload, load.durationMs, load.warmupMs, load.seed].map(String);
+  const nodeArgs = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(import.meta.dirname, 'ingest-load.ts'), ...argv], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  await new Promise((r) => child.once('exit', r));
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
