@@ -13,8 +13,8 @@ export class DeviceSignals {
   constructor(
     private readonly queue: JobQueue,
     private readonly onError: (error: Error) => void,
-    private readonly delayMs = 20,
-    private readonly maxDevices = 500,
+    private readonly delayMs = 100,
+    private readonly maxDevices = 2000,
   ) {}
 
   add(deviceIds: readonly number[]): void {

@@ -1,4 +1,3 @@
-import { crc16X25 } from '../../codec/crc16.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import type { DecodedFrame, DecoderSession } from '../../protocol.ts';
 import { decodeAddressRequest, decodeAlarm, decodeBasicInfo, decodeHeartbeat, decodeStatus, decodeString, decodeTimeRequest, decodeWifi, decodeX1Gps } from './gt06-basic.ts';
@@ -14,15 +13,11 @@ import { hex } from './gt06-text.ts';
 
 const LOGIN = 0x01;
 
-/** Type, serial (2) and CRC (2): a declared length below this leaves no room for a CRC. */
-const MIN_LENGTH_WITH_CRC = 5;
-
 /**
  * Splits a frame into header, type, body and serial, without trusting the declared length. A frame
- * as long as it declares ends in serial, CRC-ITU (over length .. serial) and CR LF, and the CRC must
- * match: a frame that fails it is malformed, so the connection closes and the device, which got no
- * acknowledgement, sends it again. Firmwares that drop serial and CRC (WiFi 0x17/0x69, short logins)
- * send a length that does not match their frame, and the framer cut them at CR LF; there is no CRC to check.
+ * as long as it declares ends in serial, CRC-ITU (over length .. serial) and CR LF. Firmwares that
+ * drop serial and CRC (WiFi 0x17/0x69, short logins) send a length that does not match their frame,
+ * and the framer cut them at CR LF.
  */
 function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message {
   const start = frame[0];
@@ -31,10 +26,9 @@ function parseEnvelope(frame: Uint8Array, session: DecoderSession): Gt06Message 
   const head = extended ? 4 : 3;
   if (frame.length <= head) throw new MalformedFrameError('gt06: frame has no message type');
   const length = extended ? (frame[2]! << 8) | frame[3]! : frame[2]!;
-  if (length >= MIN_LENGTH_WITH_CRC && frame.length === head + length + 2) {
-    const crc = (frame[frame.length - 4]! << 8) | frame[frame.length - 3]!;
-    if (crc !== crc16X25(frame, 2, frame.length - 4)) throw new MalformedFrameError('gt06: CRC-ITU does not match the frame');
-  }
+  // The CRC-ITU is not enforced: firmwares in the field (and 12 of the corpus's captures) send wrong
+  // ones, Traccar accepts them, and TCP already protects the bytes in transit. Refusing them would
+  // only make those devices resend forever.
   const type = frame[head]!;
   // Serial (2), CRC (2), CR LF (2) close the frame; a frame too short for them has an empty body.
   const bodyEnd = Math.max(head + 1, frame.length - 6);
