@@ -12,6 +12,9 @@ describe.skipIf(!process.env.DATABASE_URL)('preparedStatementPool', () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     pool = new pg.Pool({ connectionString: database.env.DATABASE_URL, max: 1 });
+    // Dropping the database at the end terminates a session that may still be closing.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool, 3) }) });
   });
   afterAll(async () => {
