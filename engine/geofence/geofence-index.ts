@@ -1,8 +1,9 @@
 import type { FenceShape } from './fence-shape.ts';
-import { bandOf, compileFence, packFences, type CompiledFence, type PackedFences } from './packed-fences.ts';
+import { INSIDE, MIXED, RASTER_SIZE, ROW_WORDS } from './part-raster.ts';
+import { bandOf, compileFence, packFences, PART_HEADER, type CompiledFence, type PackedFences } from './packed-fences.ts';
 
 const RAD = Math.PI / 180;
-const NODE_SIZE = Number(process.env.GF_NODE ?? 16);
+const NODE_SIZE = 16;
 
 /**
  * The geofences of one account, for "which of them cover this point". A static packed R-tree over their
@@ -52,7 +53,7 @@ export class GeofenceIndex {
   query(lat: number, lng: number, out: Int32Array): number {
     const p = this.packed ?? this.pack();
     if (p.n === 0) return 0;
-    const { boxes, levelStart, levelCount, ids, circle, itemPart, partMinY, partMaxY, partScale, partBands, partBand, bandStart, bandEdge, coords, circles, stack } = p;
+    const { boxes, levelStart, levelCount, ids, itemData, partData, rasters, rasterScale, circles, stack } = p;
     const x = lng;
     const y = lat;
     const capacity = out.length;
@@ -79,31 +80,42 @@ export class GeofenceIndex {
           continue;
         }
         let inside = false;
-        if (circle[c] === 1) {
+        let part = itemData[c]!;
+        const partsEnd = itemData[c + 1]!;
+        if (part === partsEnd) {
+          // A circle: haversine against the precomputed sin²(radius / 2R), no square root or arcsine.
           const q = c << 2;
           if (cosLat === 2) cosLat = Math.cos(y * RAD);
           const sLat = Math.sin((y * RAD - circles[q]!) / 2);
           const sLng = Math.sin((x * RAD - circles[q + 1]!) / 2);
           inside = sLat * sLat + circles[q + 2]! * cosLat * sLng * sLng <= circles[q + 3]!;
         } else {
-          // Ray casting to +x against the edges of the point's band; odd crossings put it inside the part.
-          const partEnd = itemPart[c + 1]!;
-          for (let part = itemPart[c]!; part < partEnd && !inside; part++) {
-            const minY = partMinY[part]!;
-            if (y < minY || y >= partMaxY[part]!) continue;
-            const band = partBand[part]! + bandOf(y, minY, partScale[part]!, partBands[part]!);
-            const stop = bandStart[band + 1]!;
-            let odd = false;
-            for (let e = bandStart[band]!; e < stop; e++) {
-              const i = bandEdge[e]!;
-              const xj = coords[i]!;
-              const yj = coords[i + 1]!;
-              const xi = coords[i + 2]!;
-              const yi = coords[i + 3]!;
-              if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) odd = !odd;
-            }
-            inside = odd;
+          // The raster answers for a cell no edge crosses; only a mixed cell goes on to the edges.
+          const cx = Math.min(RASTER_SIZE - 1, Math.floor((x - boxes[b]!) * rasterScale[2 * c]!));
+          const cy = Math.min(RASTER_SIZE - 1, Math.floor((y - boxes[b + 1]!) * rasterScale[2 * c + 1]!));
+          const cell = (rasters[(c * RASTER_SIZE + cy) * ROW_WORDS + (cx >> 4)]! >>> ((cx & 15) << 1)) & 3;
+          if (cell !== MIXED) {
+            inside = cell === INSIDE;
+            part = partsEnd;
           }
+        }
+        // Ray casting to +x against the edges of the point's band; odd crossings put it inside the part.
+        for (; part < partsEnd && !inside; part = partData[part + 4]!) {
+          const minY = partData[part]!;
+          if (y < minY || y >= partData[part + 1]!) continue;
+          const band = part + PART_HEADER + bandOf(y, minY, partData[part + 2]!, partData[part + 3]!);
+          const stop = partData[band + 1]!;
+          let odd = false;
+          for (let e = partData[band]!; e < stop; e += 4) {
+            const yj = partData[e + 1]!;
+            const yi = partData[e + 3]!;
+            if (yi > y !== yj > y) {
+              const xj = partData[e]!;
+              const xi = partData[e + 2]!;
+              if (x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) odd = !odd;
+            }
+          }
+          inside = odd;
         }
         if (inside) {
           if (count < capacity) out[count] = ids[c]!;

@@ -1,5 +1,6 @@
 import { EARTH_RADIUS_M, polygonParts, type FenceShape } from './fence-shape.ts';
 import { packRTree } from './packed-rtree.ts';
+import { RASTER_SIZE, ROW_WORDS, rasterRows } from './part-raster.ts';
 
 const RAD = Math.PI / 180;
 const DEG = 180 / Math.PI;
@@ -25,8 +26,9 @@ export interface CompiledFence {
 
 /**
  * Everything a query reads, in flat typed arrays, items in the tree's leaf order. A polygon part is cut
- * into horizontal bands of equal height; band b lists the edges whose latitude span meets it, so a point
- * casts its ray against the edges of its own band only (still even-odd over all rings of the part).
+ * into horizontal bands of equal height; band b holds a copy of every edge whose latitude span meets it,
+ * so a point casts its ray against the edges of its own band only (still even-odd over all rings of the
+ * part), and reads them from one contiguous stretch of memory: a few cache lines per candidate.
  */
 export interface PackedFences {
   n: number;
@@ -35,24 +37,26 @@ export interface PackedFences {
   levelStart: Int32Array;
   levelCount: Int32Array;
   ids: Int32Array;
-  circle: Uint8Array;
-  /** Item k's parts are itemPart[k] … itemPart[k + 1] - 1. */
-  itemPart: Int32Array;
-  /** Per part: its lowest and highest latitude, and bands per unit of latitude. */
-  partMinY: Float64Array;
-  partMaxY: Float64Array;
-  partScale: Float64Array;
-  /** Per part: its number of bands, and where its first band is in bandStart. */
-  partBands: Int32Array;
-  partBand: Int32Array;
-  /** Band j's edges are bandEdge[bandStart[j]] … bandEdge[bandStart[j + 1] - 1]: offsets of their first point in coords. */
-  bandStart: Int32Array;
-  bandEdge: Int32Array;
-  coords: Float64Array;
+  /**
+   * Item k's parts are at itemData[k] … itemData[k + 1] in partData (an empty range: a circle). A part is
+   * [minY, maxY, bands per degree of latitude, bands, end of the part, start of band 0 … start of band
+   * `bands` (the end)], then its edges, 4 numbers each (x1, y1, x2, y2), band by band.
+   */
+  itemData: Int32Array;
+  partData: Float64Array;
+  /**
+   * Per item, RASTER_SIZE × ROW_WORDS words of its raster (part-raster.ts) over its box, and raster cells per degree
+   * of longitude and of latitude. Small enough to stay in cache: most candidates end here.
+   */
+  rasters: Uint32Array;
+  rasterScale: Float64Array;
   /** Per item: center latitude and longitude (radians), cos(center latitude), sin²(radius / 2R). */
   circles: Float64Array;
   stack: Int32Array;
 }
+
+/** Numbers before a part's band starts: minY, maxY, bands per degree, bands, end. */
+export const PART_HEADER = 5;
 
 export function compileFence(shape: FenceShape): CompiledFence {
   if (!Number.isInteger(shape.id)) throw new TypeError(`geofence id must be an integer, got ${shape.id}`);
@@ -114,84 +118,71 @@ export function packFences(fences: CompiledFence[], nodeSize: number): PackedFen
   const items = new Float64Array(4 * n);
   fences.forEach((f, i) => items.set(f.box, 4 * i));
   const tree = packRTree(items, n, nodeSize);
-  let parts = 0;
-  let numbers = 0;
-  for (const f of fences) {
-    parts += f.partRings.length;
-    numbers += f.coords.length;
-  }
   const ids = new Int32Array(n);
-  const circle = new Uint8Array(n);
-  const itemPart = new Int32Array(n + 1);
-  const partMinY = new Float64Array(parts);
-  const partMaxY = new Float64Array(parts);
-  const partScale = new Float64Array(parts);
-  const partBands = new Int32Array(parts);
-  const partBand = new Int32Array(parts);
-  const bandStart: number[] = [];
-  const bandEdge: number[] = [];
-  const coords = new Float64Array(numbers);
+  const itemData = new Int32Array(n + 1);
   const circles = new Float64Array(4 * n);
-  let part = 0;
-  let at = 0;
+  const rasters = new Uint32Array(RASTER_SIZE * ROW_WORDS * n);
+  const rasterScale = new Float64Array(2 * n);
+  const data: number[] = [];
   for (let k = 0; k < n; k++) {
     const f = fences[tree.order[k]!]!;
     ids[k] = f.id;
-    itemPart[k] = part;
+    itemData[k] = data.length;
     if (f.circle) {
-      circle[k] = 1;
       const half = Math.min(f.radiusM / EARTH_RADIUS_M, Math.PI) / 2;
       circles.set([f.lat * RAD, f.lng * RAD, Math.cos(f.lat * RAD), Math.sin(half) ** 2], 4 * k);
       continue;
     }
-    coords.set(f.coords, at);
     let ring = 0;
+    const parts: Array<Array<[number, number]>> = []; // each part's rings as [start, end) in f.coords
     for (const ringCount of f.partRings) {
-      // The part's rings, as [start, end) in coords.
       const rings: Array<[number, number]> = [];
-      for (let r = 0; r < ringCount; r++, ring++) rings.push([at + (ring === 0 ? 0 : f.ringEnds[ring - 1]!), at + f.ringEnds[ring]!]);
-      let minY = Infinity;
-      let maxY = -Infinity;
-      let edges = 0;
-      for (const [s, e] of rings) {
-        for (let i = s + 1; i < e; i += 2) {
-          minY = Math.min(minY, coords[i]!);
-          maxY = Math.max(maxY, coords[i]!);
-        }
-        edges += (e - s) / 2 - 1;
-      }
-      const bands = maxY > minY ? Math.max(1, Math.round(edges / EDGES_PER_BAND)) : 1;
-      const scale = maxY > minY ? bands / (maxY - minY) : 0;
-      const lists: number[][] = Array.from({ length: bands }, () => []);
-      for (const [s, e] of rings) {
-        for (let i = s; i + 2 < e; i += 2) {
-          const [y0, y1] = [coords[i + 1]!, coords[i + 3]!];
-          if (y0 === y1) continue; // a horizontal edge never crosses a horizontal ray
-          const last = bandOf(Math.max(y0, y1), minY, scale, bands);
-          for (let b = bandOf(Math.min(y0, y1), minY, scale, bands); b <= last; b++) lists[b]!.push(i);
-        }
-      }
-      partMinY[part] = minY;
-      partMaxY[part] = maxY;
-      partScale[part] = scale;
-      partBands[part] = bands;
-      partBand[part] = bandStart.length;
-      for (const list of lists) {
-        bandStart.push(bandEdge.length);
-        bandEdge.push(...list);
-      }
-      part++;
+      for (let r = 0; r < ringCount; r++, ring++) rings.push([ring === 0 ? 0 : f.ringEnds[ring - 1]!, f.ringEnds[ring]!]);
+      appendPart(data, f.coords, rings);
+      parts.push(rings);
     }
-    at += f.coords.length;
+    const [x0, y0, x1, y1] = f.box;
+    rasters.set(rasterRows(f.coords, parts, f.box), RASTER_SIZE * ROW_WORDS * k);
+    rasterScale[2 * k] = x1 > x0 && y1 > y0 ? RASTER_SIZE / (x1 - x0) : 0;
+    rasterScale[2 * k + 1] = x1 > x0 && y1 > y0 ? RASTER_SIZE / (y1 - y0) : 0;
   }
-  itemPart[n] = part;
-  bandStart.push(bandEdge.length);
+  itemData[n] = data.length;
   const topLevel = tree.levelCount.length - 1;
   // Deepest stack: every level below the root holding one full node of children, two numbers each.
   const stack = new Int32Array(2 * (nodeSize * (topLevel + 1) + 1));
-  return {
-    n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, circle, itemPart,
-    partMinY, partMaxY, partScale, partBands, partBand, bandStart: Int32Array.from(bandStart), bandEdge: Int32Array.from(bandEdge),
-    coords, circles, stack,
-  };
+  return { n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, itemData, partData: Float64Array.from(data), rasters, rasterScale, circles, stack };
+}
+
+function appendPart(data: number[], coords: Float64Array, rings: Array<[number, number]>): void {
+  let minY = Infinity;
+  let maxY = -Infinity;
+  let edges = 0;
+  for (const [s, e] of rings) {
+    for (let i = s + 1; i < e; i += 2) {
+      minY = Math.min(minY, coords[i]!);
+      maxY = Math.max(maxY, coords[i]!);
+    }
+    edges += (e - s) / 2 - 1;
+  }
+  const bands = maxY > minY ? Math.max(1, Math.round(edges / EDGES_PER_BAND)) : 1;
+  const scale = maxY > minY ? bands / (maxY - minY) : 0;
+  const lists: number[][] = Array.from({ length: bands }, () => []);
+  for (const [s, e] of rings) {
+    for (let i = s; i + 2 < e; i += 2) {
+      const [y0, y1] = [coords[i + 1]!, coords[i + 3]!];
+      if (y0 === y1) continue; // a horizontal edge never crosses a horizontal ray
+      const last = bandOf(Math.max(y0, y1), minY, scale, bands);
+      for (let b = bandOf(Math.min(y0, y1), minY, scale, bands); b <= last; b++) lists[b]!.push(coords[i]!, y0, coords[i + 2]!, y1);
+    }
+  }
+  const start = data.length;
+  data.push(minY, maxY, scale, bands, 0);
+  let at = start + PART_HEADER + bands + 1;
+  for (const list of lists) {
+    data.push(at);
+    at += list.length;
+  }
+  data.push(at);
+  for (const list of lists) for (const v of list) data.push(v);
+  data[start + 4] = data.length;
 }
