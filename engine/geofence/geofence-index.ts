@@ -80,8 +80,9 @@ export class GeofenceIndex {
           continue;
         }
         let inside = false;
-        let part = itemData[c]!;
+        const block = itemData[c]!;
         const partsEnd = itemData[c + 1]!;
+        let part = block;
         if (part === partsEnd) {
           // A circle: haversine against the precomputed sin²(radius / 2R), no square root or arcsine.
           const q = c << 2;
@@ -100,13 +101,13 @@ export class GeofenceIndex {
           }
         }
         // Ray casting to +x against the edges of the point's band; odd crossings put it inside the part.
-        for (; part < partsEnd && !inside; part = partData[part + 4]!) {
+        for (; part < partsEnd && !inside; part = block + partData[part + 4]!) {
           const minY = partData[part]!;
           if (y < minY || y >= partData[part + 1]!) continue;
           const band = part + PART_HEADER + bandOf(y, minY, partData[part + 2]!, partData[part + 3]!);
-          const stop = partData[band + 1]!;
+          const stop = block + partData[band + 1]!;
           let odd = false;
-          for (let e = partData[band]!; e < stop; e += 4) {
+          for (let e = block + partData[band]!; e < stop; e += 4) {
             const yj = partData[e + 1]!;
             const yi = partData[e + 3]!;
             if (yi > y !== yj > y) {

@@ -22,6 +22,9 @@ export interface CompiledFence {
   lat: number;
   lng: number;
   radiusM: number;
+  /** A polygon's parts as laid out in PackedFences.partData, offsets relative to the block's start. */
+  block: Float64Array;
+  raster: Uint32Array;
 }
 
 /**
@@ -40,7 +43,8 @@ export interface PackedFences {
   /**
    * Item k's parts are at itemData[k] … itemData[k + 1] in partData (an empty range: a circle). A part is
    * [minY, maxY, bands per degree of latitude, bands, end of the part, start of band 0 … start of band
-   * `bands` (the end)], then its edges, 4 numbers each (x1, y1, x2, y2), band by band.
+   * `bands` (the end)], then its edges, 4 numbers each (x1, y1, x2, y2), band by band; the end and the band
+   * starts count from itemData[k].
    */
   itemData: Int32Array;
   partData: Float64Array;
@@ -83,7 +87,18 @@ export function compileFence(shape: FenceShape): CompiledFence {
     box[2] = Math.max(box[2], coords[i]!);
     box[3] = Math.max(box[3], coords[i + 1]!);
   }
-  return { id: shape.id, circle: false, box, coords, ringEnds, partRings, lat: 0, lng: 0, radiusM: 0 };
+  // Bands and raster are made here, once per change of this geofence, so a rebuild only concatenates.
+  let ring = 0;
+  const parts: Array<Array<[number, number]>> = []; // each part's rings as [start, end) in coords
+  const block: number[] = [];
+  for (const ringCount of partRings) {
+    const rings: Array<[number, number]> = [];
+    for (let r = 0; r < ringCount; r++, ring++) rings.push([ring === 0 ? 0 : ringEnds[ring - 1]!, ringEnds[ring]!]);
+    appendPart(block, coords, rings);
+    parts.push(rings);
+  }
+  const raster = Uint32Array.from(rasterRows(coords, parts, box));
+  return { id: shape.id, circle: false, box, coords, ringEnds, partRings, lat: 0, lng: 0, radiusM: 0, block: Float64Array.from(block), raster };
 }
 
 function compileCircle(id: number, lat: number, lng: number, radiusM: number): CompiledFence {
@@ -103,7 +118,7 @@ function compileCircle(id: number, lat: number, lng: number, radiusM: number): C
       box[2] = lng + dLng;
     }
   }
-  return { id, circle: true, box, coords: new Float64Array(0), ringEnds: [], partRings: [], lat, lng, radiusM };
+  return { id, circle: true, box, coords: new Float64Array(0), ringEnds: [], partRings: [], lat, lng, radiusM, block: new Float64Array(0), raster: new Uint32Array(0) };
 }
 
 /** The band of latitude y in a part; the query computes it the same way, so an edge is found where it is filed. */
@@ -123,34 +138,31 @@ export function packFences(fences: CompiledFence[], nodeSize: number): PackedFen
   const circles = new Float64Array(4 * n);
   const rasters = new Uint32Array(RASTER_SIZE * ROW_WORDS * n);
   const rasterScale = new Float64Array(2 * n);
-  const data: number[] = [];
+  let size = 0;
+  for (const f of fences) size += f.block.length;
+  const partData = new Float64Array(size);
+  let at = 0;
   for (let k = 0; k < n; k++) {
     const f = fences[tree.order[k]!]!;
     ids[k] = f.id;
-    itemData[k] = data.length;
+    itemData[k] = at;
     if (f.circle) {
       const half = Math.min(f.radiusM / EARTH_RADIUS_M, Math.PI) / 2;
       circles.set([f.lat * RAD, f.lng * RAD, Math.cos(f.lat * RAD), Math.sin(half) ** 2], 4 * k);
       continue;
     }
-    let ring = 0;
-    const parts: Array<Array<[number, number]>> = []; // each part's rings as [start, end) in f.coords
-    for (const ringCount of f.partRings) {
-      const rings: Array<[number, number]> = [];
-      for (let r = 0; r < ringCount; r++, ring++) rings.push([ring === 0 ? 0 : f.ringEnds[ring - 1]!, f.ringEnds[ring]!]);
-      appendPart(data, f.coords, rings);
-      parts.push(rings);
-    }
+    partData.set(f.block, at);
+    at += f.block.length;
     const [x0, y0, x1, y1] = f.box;
-    rasters.set(rasterRows(f.coords, parts, f.box), RASTER_SIZE * ROW_WORDS * k);
+    rasters.set(f.raster, RASTER_SIZE * ROW_WORDS * k);
     rasterScale[2 * k] = x1 > x0 && y1 > y0 ? RASTER_SIZE / (x1 - x0) : 0;
     rasterScale[2 * k + 1] = x1 > x0 && y1 > y0 ? RASTER_SIZE / (y1 - y0) : 0;
   }
-  itemData[n] = data.length;
+  itemData[n] = at;
   const topLevel = tree.levelCount.length - 1;
   // Deepest stack: every level below the root holding one full node of children, two numbers each.
   const stack = new Int32Array(2 * (nodeSize * (topLevel + 1) + 1));
-  return { n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, itemData, partData: Float64Array.from(data), rasters, rasterScale, circles, stack };
+  return { n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, itemData, partData, rasters, rasterScale, circles, stack };
 }
 
 function appendPart(data: number[], coords: Float64Array, rings: Array<[number, number]>): void {

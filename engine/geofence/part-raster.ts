@@ -30,59 +30,76 @@ export function rasterRows(coords: Float64Array, parts: Array<Array<[number, num
   const h = (maxY - minY) / n;
   const pad = 1e-6 * Math.min(w, h) + 1e-11;
 
+  // Mixed: every cell the (padded) segment passes through, found row by row from the x-span of the
+  // segment within the row's (padded) latitude span.
   for (const [s, e] of parts.flat()) {
     for (let i = s; i + 2 < e; i += 2) {
-      const [ax, ay, bx, by] = [coords[i]!, coords[i + 1]!, coords[i + 2]!, coords[i + 3]!];
-      const i0 = Math.max(0, Math.floor((Math.min(ax, bx) - pad - minX) / w));
-      const i1 = Math.min(n - 1, Math.floor((Math.max(ax, bx) + pad - minX) / w));
+      const ax = coords[i]!;
+      const ay = coords[i + 1]!;
+      const bx = coords[i + 2]!;
+      const by = coords[i + 3]!;
       const j0 = Math.max(0, Math.floor((Math.min(ay, by) - pad - minY) / h));
       const j1 = Math.min(n - 1, Math.floor((Math.max(ay, by) + pad - minY) / h));
       for (let j = j0; j <= j1; j++) {
-        for (let c = i0; c <= i1; c++) {
-          const [x0, y0] = [minX + c * w - pad, minY + j * h - pad];
-          const [x1, y1] = [minX + (c + 1) * w + pad, minY + (j + 1) * h + pad];
-          if (segmentMeetsBox(ax, ay, bx, by, x0, y0, x1, y1)) cells[j * n + c] = MIXED;
+        let [xa, xb] = [Math.min(ax, bx), Math.max(ax, bx)];
+        if (ay !== by) {
+          const ta = Math.min(1, Math.max(0, (minY + j * h - pad - ay) / (by - ay)));
+          const tb = Math.min(1, Math.max(0, (minY + (j + 1) * h + pad - ay) / (by - ay)));
+          [xa, xb] = [Math.min(ax + ta * (bx - ax), ax + tb * (bx - ax)), Math.max(ax + ta * (bx - ax), ax + tb * (bx - ax))];
         }
+        const c0 = Math.max(0, Math.floor((xa - pad - minX) / w));
+        const c1 = Math.min(n - 1, Math.floor((xb + pad - minX) / w));
+        for (let c = c0; c <= c1; c++) cells[j * n + c] = MIXED;
       }
     }
   }
 
-  const rows: number[] = [];
-  for (let j = 0; j < n; j++) {
-    // Where the row's center line crosses each part's edges, by the same rule as the query's ray casting.
-    const yc = minY + (j + 0.5) * h;
-    const crossings = parts.map((rings) => {
-      const xs: number[] = [];
-      for (const [s, e] of rings) {
-        for (let i = s; i + 2 < e; i += 2) {
-          const [xj, yj, xi, yi] = [coords[i]!, coords[i + 1]!, coords[i + 2]!, coords[i + 3]!];
-          if (yi > yc !== yj > yc) xs.push(((xj - xi) * (yc - yi)) / (yj - yi) + xi);
+  // Where each row's center line crosses each part's edges, by the same rule as the query's ray casting
+  // (an edge counts when one end is above the line and the other not), filed by row in one pass.
+  const crossings: number[][][] = Array.from({ length: n }, () => parts.map(() => []));
+  parts.forEach((rings, p) => {
+    for (const [s, e] of rings) {
+      for (let i = s; i + 2 < e; i += 2) {
+        const xj = coords[i]!;
+        const yj = coords[i + 1]!;
+        const xi = coords[i + 2]!;
+        const yi = coords[i + 3]!;
+        if (yi === yj) continue;
+        const r0 = Math.max(0, Math.floor((Math.min(yi, yj) - minY) / h - 0.5) - 1);
+        const r1 = Math.min(n - 1, Math.ceil((Math.max(yi, yj) - minY) / h - 0.5) + 1);
+        for (let j = r0; j <= r1; j++) {
+          const yc = minY + (j + 0.5) * h;
+          if (yi > yc !== yj > yc) crossings[j]![p]!.push(((xj - xi) * (yc - yi)) / (yj - yi) + xi);
         }
       }
-      return xs;
-    });
+    }
+  });
+  const rows: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const row = crossings[j]!;
+    for (const xs of row) xs.sort((a, b) => a - b);
+    // Sweep left to right: a cell center is inside a part when an odd number of the part's crossings
+    // lie to its right.
+    const passed = new Int32Array(row.length);
     for (let word = 0; word < ROW_WORDS; word++) {
       let bits = 0;
       for (let k = 0; k < 16; k++) {
         const c = word * 16 + k;
         let code = cells[j * n + c]!;
-        if (code !== MIXED) {
-          const xc = minX + (c + 0.5) * w;
-          code = crossings.some((xs) => xs.filter((x) => xc < x).length % 2 === 1) ? INSIDE : OUTSIDE;
+        const xc = minX + (c + 0.5) * w;
+        let inside = false;
+        for (let p = 0; p < row.length; p++) {
+          const xs = row[p]!;
+          let q = passed[p]!;
+          while (q < xs.length && xs[q]! <= xc) q++;
+          passed[p] = q;
+          if ((xs.length - q) % 2 === 1) inside = true;
         }
+        if (code !== MIXED) code = inside ? INSIDE : OUTSIDE;
         bits |= code << (2 * k);
       }
       rows.push(bits >>> 0);
     }
   }
   return rows;
-}
-
-/** Whether segment a–b meets the closed box [x0, x1] × [y0, y1]: box overlap, and corners not all on one side. */
-function segmentMeetsBox(ax: number, ay: number, bx: number, by: number, x0: number, y0: number, x1: number, y1: number): boolean {
-  if (Math.max(ax, bx) < x0 || Math.min(ax, bx) > x1 || Math.max(ay, by) < y0 || Math.min(ay, by) > y1) return false;
-  const [dx, dy] = [bx - ax, by - ay];
-  const side = (x: number, y: number) => Math.sign(dx * (y - ay) - dy * (x - ax));
-  const s = side(x0, y0) + side(x1, y0) + side(x0, y1) + side(x1, y1);
-  return Math.abs(s) !== 4;
 }
