@@ -2,7 +2,9 @@
 const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
   api: () => import('./api.ts'),
   decode: () => import('./decode.ts'),
+  geofence: () => import('./geofence.ts'),
   ingest: () => import('./ingest.ts'),
+  pipeline: () => import('./pipeline.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);
