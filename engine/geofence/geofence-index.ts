@@ -7,9 +7,12 @@ const NODE_SIZE = 16;
 
 /**
  * The geofences of one account, for "which of them cover this point". A static packed R-tree over their
- * boxes plus the exact shapes in flat typed arrays, rebuilt on the first query after a change (changes are
- * rare, queries are per position). Polygons: ray casting, even-odd over all rings of a part, in the
- * longitude/latitude plane as PostGIS geometry does; circles: great-circle distance to the center ≤ radius.
+ * boxes plus the exact shapes in flat typed arrays (packed-fences.ts), rebuilt on the first query after a
+ * change: changes are rare, queries are per position, and a rebuild only concatenates what each geofence
+ * compiled when it was set (~50 ms for 10,000 polygons). A candidate polygon is answered by its 32 × 32
+ * in/out raster when the point's cell is whole (~80 % of candidates in the bench), else by ray casting
+ * over its band's edges: even-odd over all rings of a part, inside when inside any part, in the
+ * longitude/latitude plane as PostGIS geometry does. Circles: great-circle distance to the center ≤ radius.
  * A point exactly on a polygon's edge may go either way; one more than a centimetre away never does.
  */
 export class GeofenceIndex {

@@ -10,16 +10,11 @@ export const OUTSIDE = 0;
 export const INSIDE = 1;
 export const MIXED = 2;
 
-/** Cell of `v` along an axis; the query computes it the same way. */
-export function cellOf(v: number, min: number, scale: number): number {
-  return Math.floor((v - min) * scale);
-}
-
 /**
- * Row words (ROW_WORDS a row) of the raster of a polygon: its parts, each a list of rings as [start, end) ranges of x, y pairs
- * in `coords` (closed). A whole cell is inside when its center is inside a part (even-odd over the part's rings).
- * A cell is whole only when no edge comes within a small pad of it, so rounding in the query's cell
- * arithmetic (near 1e-14°) can never put a point in a whole cell it is not in.
+ * Row words (ROW_WORDS a row) of the raster of a polygon: its parts, each a list of rings as [start, end)
+ * ranges of x, y pairs in `coords` (closed). A whole cell is inside when its center is inside a part
+ * (even-odd over the part's rings). A cell is whole only when no edge comes within a small pad of it, so
+ * rounding in the query's cell arithmetic (near 1e-14°) can never put a point in a whole cell it is not in.
  */
 export function rasterRows(coords: Float64Array, parts: Array<Array<[number, number]>>, box: readonly [number, number, number, number]): number[] {
   const [minX, minY, maxX, maxY] = box;
