@@ -12,9 +12,13 @@ export interface LockedEngineState {
 }
 
 /**
- * Locks the engine state of each device (creating it on first sight), in device order so two
- * workers given overlapping devices wait for each other instead of deadlocking. Held until the
- * transaction ends: whoever holds it is the only one evaluating that device.
+ * Locks the engine state of each device that has a fix past its cursor (creating the state on first
+ * sight), in device order so two workers given overlapping devices wait for each other instead of
+ * deadlocking. Held until the transaction ends: whoever holds it is the only one evaluating that
+ * device. A device whose newest stored fix is not past its cursor has nothing to evaluate (an older
+ * arrival never moves the state), so it is left alone: under load, when signals for the same devices
+ * pile up, a later job costs one join instead of a search of each device's history. The condition is
+ * checked again after waiting for a lock, on the state as the previous holder committed it.
  */
 export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<LockedEngineState[]> {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
@@ -25,8 +29,10 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   `.execute(trx);
   const { rows } = await sql<{ device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null }>`
     SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status
-    FROM device_engine_states s JOIN devices d ON d.id = s.device_id
-    WHERE s.device_id = ANY(${ids}::int[])
+    FROM device_engine_states s
+    JOIN devices d ON d.id = s.device_id
+    JOIN device_states latest ON latest.device_id = s.device_id
+    WHERE s.device_id = ANY(${ids}::int[]) AND latest.fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
     ORDER BY s.device_id
     FOR UPDATE OF s
   `.execute(trx);

@@ -23,6 +23,16 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('PgliteSocketServer', () => {
     expect(values).toEqual(Array.from({ length: 600 }, (_, i) => i));
   });
 
+  it('returns large results intact (several MB, read by concurrent clients)', async () => {
+    const query = "SELECT n, repeat(md5(n::text), 8) AS pad FROM generate_series(1, 20000) n";
+    const results = await Promise.all([pool.query(query), pool.query(query)]);
+    for (const { rows } of results) {
+      expect(rows).toHaveLength(20_000);
+      expect(rows[19_999]).toMatchObject({ n: 20_000 });
+      expect(rows.every((r: { n: number; pad: string }, i: number) => r.n === i + 1 && r.pad.length === 256)).toBe(true);
+    }
+  });
+
   it('runs concurrent transactions one at a time, each seeing only its own work', async () => {
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {

@@ -59,8 +59,10 @@ export class PgliteSocketServer {
     let pending: Buffer[] = [];
     let inFlight = 0;
 
+    // PGlite hands out chunks of a buffer it reuses; the socket may write them later, so each is copied
+    // (without the copy a result over ~200 KB came out corrupted and the client hung).
     const send = (data: Uint8Array) => {
-      if (!socket.destroyed) socket.write(data);
+      if (!socket.destroyed) socket.write(Buffer.from(data));
     };
     const submit = (bytes: Buffer) => {
       inFlight++;
