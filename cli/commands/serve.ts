@@ -9,7 +9,7 @@ import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import { countAccounts } from '../../db/accounts.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
-import { parseCommand } from '../command-line.ts';
+import { parseCommand, positiveInteger } from '../command-line.ts';
 import type { Config } from '../config.ts';
 import { DEMO_EMAIL, demoInstructions, seedDemo } from '../demo-seed.ts';
 import { startDemoFleet } from '../../simulators/demo-fleet.ts';
@@ -22,10 +22,12 @@ import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { ENGINE_QUEUE, scheduleTravelStart, startEngine, unscheduleTravelStart, type RunningEngine } from '../../engine/start-engine.ts';
+import cluster from 'node:cluster';
 import { UsageError } from '../usage-error.ts';
+import { runServeCluster } from './serve-cluster.ts';
 import { localBaseUrl } from './demo.ts';
 
-export const serveUsage = 'fleet serve [--roles api,ingest,engine]';
+export const serveUsage = 'fleet serve [--roles api,ingest,engine] [--processes N]';
 
 export type Role = 'api' | 'ingest' | 'engine';
 const ROLES: readonly Role[] = ['api', 'ingest', 'engine'];
@@ -198,9 +200,15 @@ export async function startServer(config: Config, log: Logger, roles: Set<Role> 
 }
 
 export async function serveCommand(config: Config, argv: string[]): Promise<void> {
-  const parsed = parseCommand(argv, { roles: { type: 'string' } });
+  const parsed = parseCommand(argv, { roles: { type: 'string' }, processes: { type: 'string' } });
   const roles = parseRoles(typeof parsed.values.roles === 'string' ? parsed.values.roles : undefined);
+  const processes = typeof parsed.values.processes === 'string' ? positiveInteger(parsed.values.processes, '--processes') : 1;
   const log = createLogger(config.logLevel);
+  if (processes > 1 && cluster.isPrimary) {
+    // The embedded database and the in-process queue live inside one process; copies need the servers.
+    if (!config.databaseUrl || !config.redisUrl) throw new StartupError('--processes needs DATABASE_URL and REDIS_URL: the embedded database and queue cannot be shared');
+    return runServeCluster(processes, log);
+  }
   const running = await startServer(config, log, roles);
   if (roles.has('api')) {
     process.stdout.write(`fleet: API listening on ${running.url} (reference: ${running.url}/docs); database: ${running.database.description}\n`);
