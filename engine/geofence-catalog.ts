@@ -22,7 +22,7 @@ export class GeofenceCatalog {
   private readonly dwell = new Map<number, { enterMs: number; exitMs: number }>();
   private lastChange = 0;
   private timer: NodeJS.Timeout | undefined;
-  private listener: pg.PoolClient | undefined;
+  private listener: { client: pg.PoolClient; release(): void } | undefined;
   private refreshing: Promise<void> | undefined;
   private closed = false;
 
@@ -106,15 +106,23 @@ export class GeofenceCatalog {
   private async listen(pool: pg.Pool): Promise<void> {
     try {
       const client = await pool.connect();
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        client.removeAllListeners('notification');
+        client.release(true); // a LISTENing session is not handed to anyone else
+      };
       client.on('notification', () => void this.refresh());
       client.on('error', () => {
-        // The poll keeps the catalog current; listening resumes with a new connection.
-        this.listener = undefined;
-        client.release(true);
+        // The poll keeps the catalog current meanwhile; listening resumes on a new connection.
+        if (this.listener?.client === client) this.listener = undefined;
+        release();
         if (!this.closed) setTimeout(() => void this.listen(pool), 1_000).unref();
       });
       await client.query('LISTEN fleetcore_geofence_changes');
-      this.listener = client;
+      if (this.closed) release();
+      else this.listener = { client, release };
     } catch {
       if (!this.closed) setTimeout(() => void this.listen(pool), 1_000).unref();
     }
@@ -124,10 +132,8 @@ export class GeofenceCatalog {
     this.closed = true;
     clearInterval(this.timer);
     await this.refreshing;
-    if (this.listener) {
-      await this.listener.query('UNLISTEN *').catch(() => undefined);
-      this.listener.release();
-      this.listener = undefined;
-    }
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.release();
   }
 }

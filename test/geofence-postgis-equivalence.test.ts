@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haversineMetres, type PolygonGeometry } from '../engine/geofence/fence-shape.ts';
-import type { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
-import { loadGeofenceShapes } from '../engine/geofence/load-geofence-shapes.ts';
+import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
+import { loadGeofenceShape, loadGeofenceShapes } from '../engine/geofence/load-geofence-shapes.ts';
 import { seededRandom } from '../simulators/seeded-random.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -169,18 +169,45 @@ afterAll(async () => {
 
 const pairKey = (point: number, fence: number) => point * 1_000_000 + fence;
 
+/** Pairs the engine and PostGIS disagree on farther than the margin from the boundary; the count of all disagreements. */
+async function compare(index: GeofenceIndex, postgis: Set<number>, only?: Set<number>) {
+  const engine = new Set<number>();
+  const out = new Int32Array(256);
+  for (let p = 0; p < points.xs.length; p++) {
+    const count = index.query(points.ys[p]!, points.xs[p]!, out);
+    expect(count).toBeLessThanOrEqual(out.length);
+    for (let k = 0; k < count; k++) engine.add(pairKey(p, out[k]!));
+  }
+  const expected = only ? new Set([...postgis].filter((key) => only.has(key % 1_000_000))) : postgis;
+  const disagree: Array<{ p: number; g: number; engine: boolean }> = [];
+  for (const key of engine) if (!expected.has(key)) disagree.push({ p: Math.floor(key / 1_000_000), g: key % 1_000_000, engine: true });
+  for (const key of expected) if (!engine.has(key)) disagree.push({ p: Math.floor(key / 1_000_000), g: key % 1_000_000, engine: false });
+
+  // A disagreement is allowed only within 1 cm of the boundary, measured on the spheroid (polygons) or
+  // on PostGIS's sphere (circles).
+  const polygonPairs = disagree.filter((d) => kindOf.get(d.g) === 'polygon');
+  const { rows: distances } = polygonPairs.length === 0 ? { rows: [] } : await sql<{ p: number; g: number; d: number }>`
+    SELECT u.p, u.g, ST_Distance(ST_Boundary(g.geom)::geography, p.geom::geography) AS d
+    FROM unnest(${polygonPairs.map((d) => d.p)}::int[], ${polygonPairs.map((d) => d.g)}::int[]) AS u(p, g)
+    JOIN geofences g ON g.id = u.g JOIN equivalence_points p ON p.id = u.p
+  `.execute(t.db);
+  const far = [
+    ...distances.filter((r) => r.d > MARGIN_M).map((r) => ({ ...r, kind: 'polygon' })),
+    ...disagree
+      .filter((d) => kindOf.get(d.g) === 'circle')
+      .map((d) => {
+        const c = circleOf.get(d.g)!;
+        return { p: d.p, g: d.g, d: Math.abs(haversineMetres(c.lat, c.lng, points.ys[d.p]!, points.xs[d.p]!) - c.radiusM), kind: 'circle' };
+      })
+      .filter((r) => r.d > MARGIN_M),
+  ];
+  return { far, disagreements: disagree.length, expected: expected.size };
+}
+
 describe('geofence index ≡ PostGIS', () => {
   it(`agrees on ${POLYGONS} polygons and ${CIRCLES} circles × ${(POLYGONS + CIRCLES) * POINTS_PER_FENCE} points, beyond 1 cm of every boundary`, async () => {
     const index: GeofenceIndex = (await loadGeofenceShapes(t.db, accountId)).get(accountId)!;
     expect(index.size).toBe(POLYGONS + CIRCLES);
-
-    const engine = new Set<number>();
-    const out = new Int32Array(256);
-    for (let p = 0; p < points.xs.length; p++) {
-      const count = index.query(points.ys[p]!, points.xs[p]!, out);
-      expect(count).toBeLessThanOrEqual(out.length);
-      for (let k = 0; k < count; k++) engine.add(pairKey(p, out[k]!));
-    }
 
     // Both joins use the GiST indexes; circles are pre-filtered by their stored 64-gon's box, grown by ~5 km.
     const { rows: covered } = await sql<{ p: number; g: number }>`
@@ -193,34 +220,31 @@ describe('geofence index ≡ PostGIS', () => {
     `.execute(t.db);
     const postgis = new Set(covered.map((r) => pairKey(r.p, r.g)));
 
-    const disagree: Array<{ p: number; g: number; engine: boolean }> = [];
-    for (const key of engine) if (!postgis.has(key)) disagree.push({ p: Math.floor(key / 1_000_000), g: key % 1_000_000, engine: true });
-    for (const key of postgis) if (!engine.has(key)) disagree.push({ p: Math.floor(key / 1_000_000), g: key % 1_000_000, engine: false });
-
-    // A disagreement is allowed only within 1 cm of the boundary, measured on the spheroid (polygons) or
-    // on PostGIS's sphere (circles).
-    const polygonPairs = disagree.filter((d) => kindOf.get(d.g) === 'polygon');
-    const { rows: distances } = polygonPairs.length === 0 ? { rows: [] } : await sql<{ p: number; g: number; d: number }>`
-      SELECT u.p, u.g, ST_Distance(ST_Boundary(g.geom)::geography, p.geom::geography) AS d
-      FROM unnest(${polygonPairs.map((d) => d.p)}::int[], ${polygonPairs.map((d) => d.g)}::int[]) AS u(p, g)
-      JOIN geofences g ON g.id = u.g JOIN equivalence_points p ON p.id = u.p
-    `.execute(t.db);
-    const farDisagreements = [
-      ...distances.filter((r) => r.d > MARGIN_M).map((r) => ({ ...r, kind: 'polygon' })),
-      ...disagree
-        .filter((d) => kindOf.get(d.g) === 'circle')
-        .map((d) => {
-          const c = circleOf.get(d.g)!;
-          return { p: d.p, g: d.g, d: Math.abs(haversineMetres(c.lat, c.lng, points.ys[d.p]!, points.xs[d.p]!) - c.radiusM), kind: 'circle' };
-        })
-        .filter((r) => r.d > MARGIN_M),
-    ];
-    expect(farDisagreements.slice(0, 10)).toEqual([]);
+    const all = await compare(index, postgis);
+    // Sizes from 10 m to 50 km: the index searched its tree.
+    expect(index.structure).toBe('tree');
+    expect(all.far.slice(0, 10)).toEqual([]);
 
     // Not a vacuous pass: plenty of inside pairs of both kinds, and few pairs near enough to be excused.
     const insideCircles = covered.filter((r) => kindOf.get(r.g) === 'circle').length;
     expect(covered.length - insideCircles).toBeGreaterThan(20_000);
     expect(insideCircles).toBeGreaterThan(3_000);
-    expect(disagree.length).toBeLessThan(20);
+    expect(all.disagreements).toBeLessThan(20);
+
+    // One city's city-scale geofences alone (similar sizes over a bounded area, as most fleets have): the
+    // index answers from its cell grid, and must agree as well.
+    const [cityLat, cityLng] = CLUSTERS[0]!;
+    const { rows: cityScale } = await sql<{ id: number }>`
+      SELECT id FROM geofences WHERE account_id = ${accountId} AND radius_m BETWEEN 50 AND 3000
+        AND abs(center_lat - ${cityLat}) < 1 AND abs(center_lng - ${cityLng}) < 1`.execute(t.db);
+    const city = new GeofenceIndex();
+    for (const { id } of cityScale) city.set((await loadGeofenceShape(t.db, id))!.shape);
+    const cityOut = new Int32Array(8);
+    city.query(0, 0, cityOut);
+    expect(city.structure).toBe('grid');
+    const gridded = await compare(city, postgis, new Set(cityScale.map((r) => r.id)));
+    expect(gridded.far.slice(0, 10)).toEqual([]);
+    expect(gridded.expected).toBeGreaterThan(2_000);
+    expect(gridded.disagreements).toBeLessThan(20);
   }, 120_000);
 });

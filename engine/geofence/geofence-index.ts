@@ -43,6 +43,14 @@ export class GeofenceIndex {
     return this.fences.size;
   }
 
+  /**
+   * What the last build searches with: a cell grid when the geofences are of similar size over a
+   * bounded area (most fleets' depots, stops and zones), the R-tree otherwise. For tests and benches.
+   */
+  get structure(): 'grid' | 'tree' | 'unbuilt' {
+    return this.packed ? (this.packed.grid ? 'grid' : 'tree') : 'unbuilt';
+  }
+
   /** Box of a geofence as [minLng, minLat, maxLng, maxLat], or undefined when it is not in the index. */
   box(id: number): readonly [number, number, number, number] | undefined {
     return this.fences.get(id)?.box;
@@ -56,74 +64,52 @@ export class GeofenceIndex {
   query(lat: number, lng: number, out: Int32Array): number {
     const p = this.packed ?? this.pack();
     if (p.n === 0) return 0;
-    const { boxes, levelStart, levelCount, ids, itemData, partData, rasters, rasterScale, circles, stack } = p;
+    const { boxes, levelStart, levelCount, ids, stack, grid } = p;
     const x = lng;
     const y = lat;
     const capacity = out.length;
     let count = 0;
-    let cosLat = 2; // computed on the first circle, once per query
-    let sp = 0;
-    const top = 4 * levelStart[p.topLevel]!;
-    if (x < boxes[top]! || y < boxes[top + 1]! || x > boxes[top + 2]! || y > boxes[top + 3]!) return 0;
-    stack[sp++] = p.topLevel;
-    stack[sp++] = 0;
-
-    while (sp > 0) {
-      const node = stack[--sp]!;
-      const level = stack[--sp]! - 1;
-      const first = node * NODE_SIZE;
-      const end = Math.min(first + NODE_SIZE, levelCount[level]!);
-      const base = levelStart[level]!;
-      for (let c = first; c < end; c++) {
-        const b = (base + c) << 2;
-        if (x < boxes[b]! || y < boxes[b + 1]! || x > boxes[b + 2]! || y > boxes[b + 3]!) continue;
-        if (level > 0) {
-          stack[sp++] = level;
-          stack[sp++] = c;
-          continue;
+    if (grid) {
+      // One cell's list instead of a walk down the tree.
+      if (x < grid.minX || y < grid.minY || x > grid.maxX || y > grid.maxY) return 0;
+      const col = Math.min(grid.cols - 1, Math.floor((x - grid.minX) * grid.scaleX));
+      const row = Math.min(grid.rows - 1, Math.floor((y - grid.minY) * grid.scaleY));
+      const cell = row * grid.cols + col;
+      const { cellItems } = grid;
+      for (let i = grid.cellStart[cell]!, end = grid.cellStart[cell + 1]!; i < end; i++) {
+        let c = cellItems[i]!;
+        // Stored as ~k: the item covers the whole cell, so the point needs no test at all.
+        if (c < 0) c = ~c;
+        else {
+          const b = c << 2;
+          if (x < boxes[b]! || y < boxes[b + 1]! || x > boxes[b + 2]! || y > boxes[b + 3]!) continue;
+          if (!covers(p, c, x, y)) continue;
         }
-        let inside = false;
-        const block = itemData[c]!;
-        const partsEnd = itemData[c + 1]!;
-        let part = block;
-        if (part === partsEnd) {
-          // A circle: haversine against the precomputed sin²(radius / 2R), no square root or arcsine.
-          const q = c << 2;
-          if (cosLat === 2) cosLat = Math.cos(y * RAD);
-          const sLat = Math.sin((y * RAD - circles[q]!) / 2);
-          const sLng = Math.sin((x * RAD - circles[q + 1]!) / 2);
-          inside = sLat * sLat + circles[q + 2]! * cosLat * sLng * sLng <= circles[q + 3]!;
-        } else {
-          // The raster answers for a cell no edge crosses; only a mixed cell goes on to the edges.
-          const cx = Math.min(RASTER_SIZE - 1, Math.floor((x - boxes[b]!) * rasterScale[2 * c]!));
-          const cy = Math.min(RASTER_SIZE - 1, Math.floor((y - boxes[b + 1]!) * rasterScale[2 * c + 1]!));
-          const cell = (rasters[(c * RASTER_SIZE + cy) * ROW_WORDS + (cx >> 4)]! >>> ((cx & 15) << 1)) & 3;
-          if (cell !== MIXED) {
-            inside = cell === INSIDE;
-            part = partsEnd;
+        if (count < capacity) out[count] = ids[c]!;
+        count++;
+      }
+    } else {
+      let sp = 0;
+      const top = 4 * levelStart[p.topLevel]!;
+      if (x < boxes[top]! || y < boxes[top + 1]! || x > boxes[top + 2]! || y > boxes[top + 3]!) return 0;
+      stack[sp++] = p.topLevel;
+      stack[sp++] = 0;
+      while (sp > 0) {
+        const node = stack[--sp]!;
+        const level = stack[--sp]! - 1;
+        const first = node * NODE_SIZE;
+        const end = Math.min(first + NODE_SIZE, levelCount[level]!);
+        const base = levelStart[level]!;
+        for (let c = first; c < end; c++) {
+          const b = (base + c) << 2;
+          if (x < boxes[b]! || y < boxes[b + 1]! || x > boxes[b + 2]! || y > boxes[b + 3]!) continue;
+          if (level > 0) {
+            stack[sp++] = level;
+            stack[sp++] = c;
+          } else if (covers(p, c, x, y)) {
+            if (count < capacity) out[count] = ids[c]!;
+            count++;
           }
-        }
-        // Ray casting to +x against the edges of the point's band; odd crossings put it inside the part.
-        for (; part < partsEnd && !inside; part = block + partData[part + 4]!) {
-          const minY = partData[part]!;
-          if (y < minY || y >= partData[part + 1]!) continue;
-          const band = part + PART_HEADER + bandOf(y, minY, partData[part + 2]!, partData[part + 3]!);
-          const stop = block + partData[band + 1]!;
-          let odd = false;
-          for (let e = block + partData[band]!; e < stop; e += 4) {
-            const yj = partData[e + 1]!;
-            const yi = partData[e + 3]!;
-            if (yi > y !== yj > y) {
-              const xj = partData[e]!;
-              const xi = partData[e + 2]!;
-              if (x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) odd = !odd;
-            }
-          }
-          inside = odd;
-        }
-        if (inside) {
-          if (count < capacity) out[count] = ids[c]!;
-          count++;
         }
       }
     }
@@ -146,4 +132,44 @@ export class GeofenceIndex {
     this.packed = packFences([...this.fences.values()], NODE_SIZE);
     return this.packed;
   }
+}
+
+/** Whether leaf item `c` (its box already known to hold the point) covers (x = lng, y = lat). */
+function covers(p: PackedFences, c: number, x: number, y: number): boolean {
+  const { boxes, itemData, partData, rasters, rasterScale, circles } = p;
+  const block = itemData[c]!;
+  const partsEnd = itemData[c + 1]!;
+  let part = block;
+  if (part === partsEnd) {
+    // A circle: haversine against the precomputed sin²(radius / 2R), no square root or arcsine.
+    const q = c << 2;
+    const sLat = Math.sin((y * RAD - circles[q]!) / 2);
+    const sLng = Math.sin((x * RAD - circles[q + 1]!) / 2);
+    return sLat * sLat + circles[q + 2]! * Math.cos(y * RAD) * sLng * sLng <= circles[q + 3]!;
+  }
+  // The raster answers for a cell no edge crosses; only a mixed cell goes on to the edges.
+  const b = c << 2;
+  const cx = Math.min(RASTER_SIZE - 1, Math.floor((x - boxes[b]!) * rasterScale[2 * c]!));
+  const cy = Math.min(RASTER_SIZE - 1, Math.floor((y - boxes[b + 1]!) * rasterScale[2 * c + 1]!));
+  const cell = (rasters[(c * RASTER_SIZE + cy) * ROW_WORDS + (cx >> 4)]! >>> ((cx & 15) << 1)) & 3;
+  if (cell !== MIXED) return cell === INSIDE;
+  // Ray casting to +x against the edges of the point's band; odd crossings put it inside the part.
+  for (; part < partsEnd; part = block + partData[part + 4]!) {
+    const minY = partData[part]!;
+    if (y < minY || y >= partData[part + 1]!) continue;
+    const band = part + PART_HEADER + bandOf(y, minY, partData[part + 2]!, partData[part + 3]!);
+    const stop = block + partData[band + 1]!;
+    let odd = false;
+    for (let e = block + partData[band]!; e < stop; e += 4) {
+      const yj = partData[e + 1]!;
+      const yi = partData[e + 3]!;
+      if (yi > y !== yj > y) {
+        const xj = partData[e]!;
+        const xi = partData[e + 2]!;
+        if (x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) odd = !odd;
+      }
+    }
+    if (odd) return true;
+  }
+  return false;
 }

@@ -1,6 +1,7 @@
-import { EARTH_RADIUS_M, polygonParts, type FenceShape } from './fence-shape.ts';
+import { buildCellGrid, COVERS, MISSES, PARTLY, type CellGrid } from './cell-grid.ts';
+import { EARTH_RADIUS_M, haversineMetres, polygonParts, type FenceShape } from './fence-shape.ts';
 import { packRTree } from './packed-rtree.ts';
-import { RASTER_SIZE, ROW_WORDS, rasterRows } from './part-raster.ts';
+import { INSIDE, MIXED, RASTER_SIZE, ROW_WORDS, rasterRows } from './part-raster.ts';
 
 const RAD = Math.PI / 180;
 const DEG = 180 / Math.PI;
@@ -57,6 +58,8 @@ export interface PackedFences {
   /** Per item: center latitude and longitude (radians), cos(center latitude), sin²(radius / 2R). */
   circles: Float64Array;
   stack: Int32Array;
+  /** Leaf items by grid cell, when the geofences suit one (cell-grid.ts); the tree otherwise. */
+  grid: CellGrid | undefined;
 }
 
 /** Numbers before a part's band starts: minY, maxY, bands per degree, bands, end. */
@@ -162,7 +165,8 @@ export function packFences(fences: CompiledFence[], nodeSize: number): PackedFen
   const topLevel = tree.levelCount.length - 1;
   // Deepest stack: every level below the root holding one full node of children, two numbers each.
   const stack = new Int32Array(2 * (nodeSize * (topLevel + 1) + 1));
-  return { n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, itemData, partData, rasters, rasterScale, circles, stack };
+  const grid = buildCellGrid(tree.boxes, n, (k, x0, y0, x1, y1) => classifyRect(tree.boxes, k, rasters, rasterScale, itemData, circles, x0, y0, x1, y1));
+  return { n, topLevel, boxes: tree.boxes, levelStart: tree.levelStart, levelCount: tree.levelCount, ids, itemData, partData, rasters, rasterScale, circles, stack, grid };
 }
 
 function appendPart(data: number[], coords: Float64Array, rings: Array<[number, number]>): void {
@@ -197,4 +201,55 @@ function appendPart(data: number[], coords: Float64Array, rings: Array<[number, 
   data.push(at);
   for (const list of lists) for (const v of list) data.push(v);
   data[start + 4] = data.length;
+}
+
+/** Widening of a grid cell before it is classified, so rounding in the query's cell arithmetic never matters. */
+const CELL_PAD = 1e-9;
+
+/**
+ * How item k's shape meets the rectangle [x0, x1] × [y0, y1] (longitude, latitude): a polygon by its
+ * raster cells under the rectangle (all whole and inside: covers; all outside: misses), a circle by
+ * the triangle inequality from the rectangle's center. Conservative: when unsure, "partly".
+ */
+function classifyRect(
+  boxes: Float64Array, k: number, rasters: Uint32Array, rasterScale: Float64Array, itemData: Int32Array, circles: Float64Array,
+  x0: number, y0: number, x1: number, y1: number,
+): number {
+  x0 -= CELL_PAD;
+  y0 -= CELL_PAD;
+  x1 += CELL_PAD;
+  y1 += CELL_PAD;
+  const b = 4 * k;
+  const bx0 = boxes[b]!, by0 = boxes[b + 1]!, bx1 = boxes[b + 2]!, by1 = boxes[b + 3]!;
+  if (x1 < bx0 || y1 < by0 || x0 > bx1 || y0 > by1) return MISSES;
+  if (itemData[k] === itemData[k + 1]) {
+    const q = 4 * k;
+    const lat = circles[q]! / RAD, lng = circles[q + 1]! / RAD;
+    const radius = 2 * Math.asin(Math.sqrt(circles[q + 3]!)) * EARTH_RADIUS_M;
+    const centerLat = (y0 + y1) / 2, centerLng = (x0 + x1) / 2;
+    const toCenter = haversineMetres(lat, lng, centerLat, centerLng);
+    const halfDiagonal = 1.01 * Math.max(haversineMetres(centerLat, centerLng, y0, x0), haversineMetres(centerLat, centerLng, y1, x0));
+    if (toCenter - halfDiagonal > radius) return MISSES;
+    if (toCenter + halfDiagonal < radius) return COVERS;
+    return PARTLY;
+  }
+  const sx = rasterScale[2 * k]!, sy = rasterScale[2 * k + 1]!;
+  if (sx === 0 || sy === 0) return PARTLY;
+  const within = x0 >= bx0 && y0 >= by0 && x1 <= bx1 && y1 <= by1;
+  const last = RASTER_SIZE - 1;
+  const c0 = Math.max(0, Math.min(last, Math.floor((Math.max(x0, bx0) - bx0) * sx)));
+  const c1 = Math.max(0, Math.min(last, Math.floor((Math.min(x1, bx1) - bx0) * sx)));
+  const r0 = Math.max(0, Math.min(last, Math.floor((Math.max(y0, by0) - by0) * sy)));
+  const r1 = Math.max(0, Math.min(last, Math.floor((Math.min(y1, by1) - by0) * sy)));
+  let inside = within;
+  let outside = true;
+  for (let r = r0; r <= r1; r++) {
+    for (let c = c0; c <= c1; c++) {
+      const code = (rasters[(k * RASTER_SIZE + r) * ROW_WORDS + (c >> 4)]! >>> ((c & 15) << 1)) & 3;
+      if (code === MIXED) return PARTLY;
+      if (code === INSIDE) outside = false;
+      else inside = false;
+    }
+  }
+  return outside ? MISSES : inside ? COVERS : PARTLY;
 }
