@@ -6,6 +6,8 @@ import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
 export interface TrackerDialect {
   protocol: string;
   maxRecordsPerPacket: number;
+  /** The protocol's time resolution: two fixes closer than this would carry the same time. */
+  timeResolutionMs: number;
   login(imei: string): Uint8Array;
   /** The login answer at the start of `received`, or undefined while incomplete. */
   readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean } | undefined;
@@ -17,6 +19,7 @@ export interface TrackerDialect {
 export const teltonikaDialect: TrackerDialect = {
   protocol: 'teltonika',
   maxRecordsPerPacket: 50,
+  timeResolutionMs: 1,
   login: teltonikaLogin,
   readLoginAnswer: (r) => (r.length < 1 ? undefined : { consumed: 1, accepted: r[0] === 0x01 }),
   packet: teltonikaCodec8,
@@ -29,6 +32,7 @@ let gt06Serial = 1;
 export const gt06Dialect: TrackerDialect = {
   protocol: 'gt06',
   maxRecordsPerPacket: 1,
+  timeResolutionMs: 1000,
   login: (imei) => gt06Login(imei, gt06Serial++),
   readLoginAnswer: (r) => {
     const answer = readGt06Answer(r);

@@ -29,6 +29,7 @@ export class VirtualTracker {
   private received: Uint8Array = new Uint8Array(0);
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private lastFixAt = 0;
 
   constructor(
     readonly imei: string,
@@ -53,8 +54,12 @@ export class VirtualTracker {
   /** Records the fixes of one upload period, one per interval, and uploads them together. */
   private report(): void {
     const now = Date.now();
+    const step = this.dialect.timeResolutionMs;
     for (let i = this.recordsPerUpload - 1; i >= 0; i--) {
-      this.outbox.push(this.drive.advance(new Date(now - i * this.intervalMs), this.intervalMs / 1000));
+      // A late timer must not stamp two fixes with the same time at the protocol's resolution (GT06: 1 s).
+      const at = Math.max(Math.floor((now - i * this.intervalMs) / step) * step, this.lastFixAt + step);
+      this.lastFixAt = at;
+      this.outbox.push(this.drive.advance(new Date(at), this.intervalMs / 1000));
       this.stats.generated++;
     }
     // A full memory drops the oldest fixes, as trackers do.
