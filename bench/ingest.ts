@@ -8,7 +8,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createAccount } from '../db/accounts.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
-import { freePort, runTrackerLoad } from './tracker-load.ts';
+import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const DURATION_MS = 20_000;
 const WARMUP_MS = 5_000;
@@ -30,11 +30,6 @@ const SCENARIOS: Scenario[] = [
   { devices: 10_000, intervalMs: 1_000, recordsPerUpload: 1 }, // 10,000 connections
 ];
 
-const only = (args: string[]) => {
-  const pick = args.find((a) => a.startsWith('--scenario='));
-  return pick ? pick.slice('--scenario='.length).split(',').map(Number) : undefined;
-};
-
 /**
  * Simulated Teltonika trackers over loopback TCP into the ingest path (decode, group commit, ACK after
  * commit) on this machine's database: committed (= acknowledged) positions per second over the steady
@@ -50,7 +45,7 @@ export default async function ingestBench(args: string[]): Promise<void> {
     await migrateToLatest(handle.db);
     const account = await createAccount(handle.db, 'Ingest bench');
     await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
-    const picked = only(args);
+    const picked = pickedScenarios(args);
     for (const [index, scenario] of SCENARIOS.entries()) {
       if (picked && !picked.includes(index + 1)) continue;
       const server = await startIngest(handle, silentLogger, {

@@ -13,7 +13,7 @@ import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { summarise } from './latency-stats.ts';
-import { freePort, runTrackerLoad } from './tracker-load.ts';
+import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 9;
 const DURATION_MS = 25_000;
@@ -37,21 +37,18 @@ const SCENARIOS: Scenario[] = [
  * pipeline, not about creating geofences.
  */
 async function seedGrid(db: Db, accountId: number): Promise<number> {
-  await sql<{ n: number }>`
+  await sql`
     WITH cells AS (
       SELECT i, j, ${CENTER.lng} - 0.09 + i * 0.0025 AS x, ${CENTER.lat} - 0.09 + j * 0.0025 AS y
       FROM generate_series(0, 72) i, generate_series(0, 72) j
-    ), inserted AS (
-      INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices)
-      SELECT ${accountId}, 'Cell ' || i || '-' || j, 'polygon', ST_MakeEnvelope(x - 0.0007, y - 0.0007, x + 0.0007, y + 0.0007, 4326),
-        y, x, 105, 4, jsonb_build_array(
-          jsonb_build_object('lat', y - 0.0007, 'lng', x - 0.0007), jsonb_build_object('lat', y - 0.0007, 'lng', x + 0.0007),
-          jsonb_build_object('lat', y + 0.0007, 'lng', x + 0.0007), jsonb_build_object('lat', y + 0.0007, 'lng', x - 0.0007))
-      FROM cells
-      ON CONFLICT (account_id, name) DO NOTHING
-      RETURNING 1
     )
-    SELECT count(*)::int AS n FROM inserted
+    INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices)
+    SELECT ${accountId}, 'Cell ' || i || '-' || j, 'polygon', ST_MakeEnvelope(x - 0.0007, y - 0.0007, x + 0.0007, y + 0.0007, 4326),
+      y, x, 105, 4, jsonb_build_array(
+        jsonb_build_object('lat', y - 0.0007, 'lng', x - 0.0007), jsonb_build_object('lat', y - 0.0007, 'lng', x + 0.0007),
+        jsonb_build_object('lat', y + 0.0007, 'lng', x + 0.0007), jsonb_build_object('lat', y + 0.0007, 'lng', x - 0.0007))
+    FROM cells
+    ON CONFLICT (account_id, name) DO NOTHING
   `.execute(db);
   const { n } = await db.selectFrom('geofences').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
   return Number(n);
@@ -82,7 +79,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
       SELECT s.device_id, s.fix_time FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${accountId}
       ON CONFLICT (device_id) DO UPDATE SET cursor_fix_time = excluded.cursor_fix_time, inside = '{}', pending = '[]'
     `.execute(handle.db);
-    const picked = args.find((a) => a.startsWith('--scenario='))?.slice('--scenario='.length).split(',').map(Number);
+    const picked = pickedScenarios(args);
 
     for (const [index, scenario] of SCENARIOS.entries()) {
       if (picked && !picked.includes(index + 1)) continue;

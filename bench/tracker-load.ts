@@ -43,3 +43,9 @@ export async function runTrackerLoad(port: number, load: TrackerLoad): Promise<L
   await new Promise((r) => child.once('exit', r));
   return JSON.parse(out.trim().split('\n').pop()!);
 }
+
+/** `--scenario=2,3`: the 1-based rows a bench should run, or undefined for all. */
+export function pickedScenarios(args: string[]): number[] | undefined {
+  const pick = args.find((a) => a.startsWith('--scenario='));
+  return pick ? pick.slice('--scenario='.length).split(',').map(Number) : undefined;
+}

@@ -4,7 +4,7 @@ import type { Logger } from '../cli/logger.ts';
 import type { Db } from '../db/database.ts';
 import type { DwellRules } from './fence-crossings.ts';
 import { GeofenceIndex } from './geofence/geofence-index.ts';
-import { loadGeofenceShape, loadGeofenceShapes } from './geofence/load-geofence-shapes.ts';
+import { loadGeofenceShapes, loadGeofenceShapesById } from './geofence/load-geofence-shapes.ts';
 
 export interface GeofenceCatalogOptions {
   /** How often the change log is read (it is also read at once on a PostgreSQL notification). */
@@ -86,20 +86,21 @@ export class GeofenceCatalog {
       .limit(10_000)
       .execute();
     if (changes.length === 0) return;
-    const ids = [...new Set(changes.map((c) => c.geofence_id))];
-    for (const change of changes) {
-      if (!ids.includes(change.geofence_id)) continue;
-      ids.splice(ids.indexOf(change.geofence_id), 1);
-      const current = await loadGeofenceShape(this.db, change.geofence_id);
-      if (current) {
-        let index = this.indexes.get(current.accountId);
-        if (!index) this.indexes.set(current.accountId, (index = new GeofenceIndex()));
-        index.set(current.shape);
+    // A geofence changed several times is reloaded once, as it is now.
+    const accountOf = new Map(changes.map((c) => [c.geofence_id, c.account_id]));
+    const ids = [...accountOf.keys()];
+    const current = await loadGeofenceShapesById(this.db, ids);
+    for (const [id, accountId] of accountOf) {
+      const found = current.get(id);
+      if (found) {
+        let index = this.indexes.get(found.accountId);
+        if (!index) this.indexes.set(found.accountId, (index = new GeofenceIndex()));
+        index.set(found.shape);
       } else {
-        this.indexes.get(change.account_id)?.remove(change.geofence_id);
+        this.indexes.get(accountId)?.remove(id);
       }
     }
-    await this.loadDwell([...new Set(changes.map((c) => c.geofence_id))]);
+    await this.loadDwell(ids);
     this.lastChange = changes[changes.length - 1]!.id;
   }
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haversineMetres, type PolygonGeometry } from '../engine/geofence/fence-shape.ts';
 import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
-import { loadGeofenceShape, loadGeofenceShapes } from '../engine/geofence/load-geofence-shapes.ts';
+import { loadGeofenceShapes, loadGeofenceShapesById } from '../engine/geofence/load-geofence-shapes.ts';
 import { seededRandom } from '../simulators/seeded-random.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -237,8 +237,7 @@ describe('geofence index ≡ PostGIS', () => {
     const { rows: cityScale } = await sql<{ id: number }>`
       SELECT id FROM geofences WHERE account_id = ${accountId} AND radius_m BETWEEN 50 AND 3000
         AND abs(center_lat - ${cityLat}) < 1 AND abs(center_lng - ${cityLng}) < 1`.execute(t.db);
-    const city = new GeofenceIndex();
-    for (const { id } of cityScale) city.set((await loadGeofenceShape(t.db, id))!.shape);
+    const city = new GeofenceIndex([...(await loadGeofenceShapesById(t.db, cityScale.map((r) => r.id))).values()].map((g) => g.shape));
     const cityOut = new Int32Array(8);
     city.query(0, 0, cityOut);
     expect(city.structure).toBe('grid');

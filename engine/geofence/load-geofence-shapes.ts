@@ -40,9 +40,11 @@ export async function loadGeofenceShapes(db: Db, accountId?: number): Promise<Ma
   return indexes;
 }
 
-/** One geofence's shape and account, to follow a change to it; undefined when it no longer exists. */
-export async function loadGeofenceShape(db: Db, geofenceId: number): Promise<{ accountId: number; shape: FenceShape } | undefined> {
-  const { rows } = await shapeRows(db, sql`WHERE id = ${geofenceId}`);
-  const row = rows[0];
-  return row && { accountId: row.account_id, shape: fenceShapeFromRow(row) };
+/** The shapes and accounts of the given geofences, in one query; a geofence that no longer exists is absent. */
+export async function loadGeofenceShapesById(db: Db, ids: number[]): Promise<Map<number, { accountId: number; shape: FenceShape }>> {
+  const found = new Map<number, { accountId: number; shape: FenceShape }>();
+  if (ids.length === 0) return found;
+  const { rows } = await shapeRows(db, sql`WHERE id = ANY(${ids}::int[])`);
+  for (const row of rows) found.set(row.id, { accountId: row.account_id, shape: fenceShapeFromRow(row) });
+  return found;
 }
