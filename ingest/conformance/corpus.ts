@@ -31,15 +31,18 @@ export interface KnownDeviation {
   reason: string;
 }
 
-// The corpus lives in the workspace's shared/ folder, beside the repository (as CI checks it out);
+// The corpus comes from the workspace's shared/ folder beside the repository when it is there; a copy
+// is kept in ingest/conformance/corpus/ (with its provenance) so a lone clone runs the tests too.
 // FLEETCORE_CORPUS points elsewhere.
-const CORPUS = process.env.FLEETCORE_CORPUS ?? resolve(import.meta.dirname, '../../../shared/corpus/traccar-protocol-samples.json');
+const SHARED = resolve(import.meta.dirname, '../../../shared/corpus/traccar-protocol-samples.json');
+const BUNDLED = resolve(import.meta.dirname, 'corpus/traccar-protocol-samples.json');
+const CORPUS = process.env.FLEETCORE_CORPUS ?? (existsSync(SHARED) ? SHARED : BUNDLED);
 
 let all: CorpusSample[] | undefined;
 
 export function corpusSamples(protocol: string): CorpusSample[] {
   if (!all) {
-    if (!existsSync(CORPUS)) throw new Error(`conformance corpus not found at ${CORPUS}; put shared/ beside the repository or set FLEETCORE_CORPUS`);
+    if (!existsSync(CORPUS)) throw new Error(`conformance corpus not found at ${CORPUS}; set FLEETCORE_CORPUS to the corpus file`);
     all = JSON.parse(readFileSync(CORPUS, 'utf8')) as CorpusSample[];
   }
   return all.filter((s) => s.protocol === protocol);
