@@ -3,7 +3,7 @@ import type { Context, Env } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../db/domain-error.ts';
 import type { DeviceStatusThresholds } from '../engine/device-status.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import type { DeviceStatusThresholds } from '../engine/device-status.ts';
 

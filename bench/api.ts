@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createApp } from '../api/app.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { fixtures, square } from '../test/support/fixtures.ts';
-import { summarise } from './latency-stats.ts';
+import { summarise } from '../simulators/latency-stats.ts';
 
 const DEVICES = 200;
 const GEOFENCES = 50;

@@ -1,4 +1,4 @@
-import { summarise } from './latency-stats.ts';
+import { summarise } from '../simulators/latency-stats.ts';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { simulatedImei } from '../simulators/simulated-devices.ts';
 import { teltonikaDialect } from '../simulators/tracker-dialect.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createAccount } from '../db/accounts.ts';

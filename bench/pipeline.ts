@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { createAccount } from '../db/accounts.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
@@ -12,7 +12,7 @@ import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
-import { summarise } from './latency-stats.ts';
+import { summarise } from '../simulators/latency-stats.ts';
 import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 9;

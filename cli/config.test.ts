@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, redactUrl } from './config.ts';
-import { StartupError } from './startup-error.ts';
+import { redactUrl } from '../runtime/redact-url.ts';
+import { loadConfig } from './config.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 
 /** The StartupError message loading `env` throws; fails the test when it throws nothing or something else. */
 function startupErrorOf(env: Record<string, string | undefined>): string {

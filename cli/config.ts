@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
-import { StartupError } from './startup-error.ts';
+import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface Config {
   host: string;
@@ -36,7 +36,6 @@ export interface Config {
   demoSimulate: 'auto' | 'true' | 'false';
 }
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 type Env = Record<string, string | undefined>;
 
@@ -124,15 +123,4 @@ export function loadConfig(env: Env = process.env): Config {
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),
   };
-}
-
-/** A connection string with its password replaced, safe to print. */
-export function redactUrl(raw: string): string {
-  try {
-    const parsed = new URL(raw);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<invalid url>';
-  }
 }

@@ -9,7 +9,7 @@ import { serveCommand, serveUsage } from './commands/serve.ts';
 import { simulateCommand, simulateUsage } from './commands/simulate.ts';
 import { userCommand, userUsage } from './commands/user.ts';
 import { loadConfig, type Config } from './config.ts';
-import { StartupError } from './startup-error.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 import { UsageError } from './usage-error.ts';
 
 const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promise<void>; usage: string }> = {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { redactUrl } from './config.ts';
-import { StartupError } from './startup-error.ts';
+import { redactUrl } from '../runtime/redact-url.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 
 /** Connects to REDIS_URL and checks it answers, failing start with one clear line when it does not. */
 export async function connectRedis(url: string): Promise<Redis> {

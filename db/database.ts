@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
-import { redactUrl } from '../cli/config.ts';
-import { StartupError } from '../cli/startup-error.ts';
+import { redactUrl } from '../runtime/redact-url.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 import { preparedStatementPool } from './prepared-statement-pool.ts';
 import type { Database } from './schema.ts';
 import {

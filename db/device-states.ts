@@ -1,28 +1,5 @@
 import type { Db } from './database.ts';
-import { upsertLatest } from './position-batches.ts';
-
-/** One decoded fix with the telemetry that the status endpoints show. */
-export interface DeviceFix {
-  deviceId: number;
-  fixTime: Date;
-  valid: boolean;
-  latitude: number;
-  longitude: number;
-  altitude?: number | null;
-  speedKmh?: number | null;
-  heading?: number | null;
-  satellites?: number | null;
-  ignition?: boolean | null;
-  motion?: boolean | null;
-  odometerKm?: number | null;
-  powerVoltage?: number | null;
-  backupVoltage?: number | null;
-  signalStrength?: number | null;
-  connectionType?: string | null;
-  address?: string | null;
-  driverId?: string | null;
-  attributes?: Record<string, unknown>;
-}
+import { upsertLatest, type DeviceFix } from './position-batches.ts';
 
 /**
  * Stores a fix as the device's latest state. The state only moves forward in fix time: an older fix

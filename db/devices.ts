@@ -98,3 +98,21 @@ export async function visibleDevicesByImei(db: Db, scope: AccessScope, imeis?: s
 export async function visibleDeviceByName(db: Db, scope: AccessScope, name: string) {
   return visibleDevices(db, scope).select(['d.id', 'd.imei', 'd.name']).where('d.name', '=', name).executeTakeFirst();
 }
+
+/** The device a tracker identifies as, by IMEI (or its protocol's device id); any account, any mode. */
+export async function findDeviceByImei(db: Db, imei: string): Promise<{ id: number; imei: string } | undefined> {
+  return db.selectFrom('devices').select(['id', 'imei']).where('imei', '=', imei).executeTakeFirst();
+}
+
+/** Which of these IMEIs are registered. */
+export async function registeredImeis(db: Db, imeis: string[]): Promise<Set<string>> {
+  if (imeis.length === 0) return new Set();
+  const rows = await db.selectFrom('devices').select('imei').where('imei', 'in', imeis).execute();
+  return new Set(rows.map((r) => r.imei));
+}
+
+/** The IMEIs of an account's devices of one mode. */
+export async function accountImeis(db: Db, accountId: number, mode: DeviceMode): Promise<string[]> {
+  const rows = await db.selectFrom('devices').select('imei').where('account_id', '=', accountId).where('mode', '=', mode).orderBy('id').execute();
+  return rows.map((r) => r.imei);
+}

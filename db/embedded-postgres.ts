@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { postgis } from '@electric-sql/pglite-postgis';
-import { StartupError } from '../cli/startup-error.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 import { PgliteSocketServer } from './pglite-socket-server.ts';
 
 /** pg clients find a Unix socket as `<host>/.s.PGSQL.<port>`; the port is only part of the file name. */

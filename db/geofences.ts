@@ -103,3 +103,9 @@ export async function geofencesById(db: Db, accountId: number, ids: number[]) {
   if (ids.length === 0) return [];
   return db.selectFrom('geofences').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
 }
+
+/** The centers of an account's geofences. */
+export async function geofenceCenters(db: Db, accountId: number): Promise<Array<{ latitude: number; longitude: number }>> {
+  const rows = await db.selectFrom('geofences').select(['center_lat', 'center_lng']).where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map((r) => ({ latitude: r.center_lat, longitude: r.center_lng }));
+}

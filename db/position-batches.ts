@@ -1,6 +1,28 @@
 import { sql, type RawBuilder } from 'kysely';
 import { inTransaction, type Db } from './database.ts';
-import type { DeviceFix } from './device-states.ts';
+
+/** One decoded fix with the telemetry that the status endpoints show. */
+export interface DeviceFix {
+  deviceId: number;
+  fixTime: Date;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+  altitude?: number | null;
+  speedKmh?: number | null;
+  heading?: number | null;
+  satellites?: number | null;
+  ignition?: boolean | null;
+  motion?: boolean | null;
+  odometerKm?: number | null;
+  powerVoltage?: number | null;
+  backupVoltage?: number | null;
+  signalStrength?: number | null;
+  connectionType?: string | null;
+  address?: string | null;
+  driverId?: string | null;
+  attributes?: Record<string, unknown>;
+}
 
 export interface StoredFix extends DeviceFix {
   receivedAt: Date;

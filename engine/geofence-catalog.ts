@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type pg from 'pg';
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
+import { geofenceChangesAfter, geofenceDwellTimes, lastGeofenceChangeId } from '../db/geofence-changes.ts';
 import type { DwellRules } from './fence-crossings.ts';
 import { GeofenceIndex } from './geofence/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from './geofence/load-geofence-shapes.ts';
@@ -49,22 +49,16 @@ export class GeofenceCatalog {
   }
 
   private async loadAll(): Promise<void> {
-    const { rows } = await sql<{ id: number }>`SELECT coalesce(max(id), 0)::int AS id FROM geofence_changes`.execute(this.db);
-    this.lastChange = rows[0]!.id;
+    this.lastChange = await lastGeofenceChangeId(this.db);
     for (const [accountId, index] of await loadGeofenceShapes(this.db)) this.indexes.set(accountId, index);
     await this.loadDwell();
   }
 
   private async loadDwell(ids?: number[]): Promise<void> {
-    const rows = await this.db
-      .selectFrom('geofences')
-      .select(['id', 'enter_dwell_s', 'exit_dwell_s'])
-      .$if(ids !== undefined, (q) => q.where('id', 'in', ids!))
-      .$if(ids === undefined, (q) => q.where((eb) => eb.or([eb('enter_dwell_s', '>', 0), eb('exit_dwell_s', '>', 0)])))
-      .execute();
+    const rows = await geofenceDwellTimes(this.db, ids);
     for (const id of ids ?? []) this.dwell.delete(id);
     for (const r of rows) {
-      if (r.enter_dwell_s > 0 || r.exit_dwell_s > 0) this.dwell.set(r.id, { enterMs: r.enter_dwell_s * 1000, exitMs: r.exit_dwell_s * 1000 });
+      if (r.enterDwellS > 0 || r.exitDwellS > 0) this.dwell.set(r.id, { enterMs: r.enterDwellS * 1000, exitMs: r.exitDwellS * 1000 });
     }
   }
 
@@ -78,16 +72,10 @@ export class GeofenceCatalog {
 
   private async applyChanges(): Promise<void> {
     if (this.closed) return;
-    const changes = await this.db
-      .selectFrom('geofence_changes')
-      .select(['id', 'geofence_id', 'account_id'])
-      .where('id', '>', this.lastChange)
-      .orderBy('id')
-      .limit(10_000)
-      .execute();
+    const changes = await geofenceChangesAfter(this.db, this.lastChange, 10_000);
     if (changes.length === 0) return;
     // A geofence changed several times is reloaded once, as it is now.
-    const accountOf = new Map(changes.map((c) => [c.geofence_id, c.account_id]));
+    const accountOf = new Map(changes.map((c) => [c.geofenceId, c.accountId]));
     const ids = [...accountOf.keys()];
     const current = await loadGeofenceShapesById(this.db, ids);
     for (const [id, accountId] of accountOf) {

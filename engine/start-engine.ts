@@ -1,4 +1,4 @@
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';
 import { scheduledTravels, startDueTravels } from '../db/travel-progress.ts';

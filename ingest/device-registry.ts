@@ -1,5 +1,6 @@
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
+import { findDeviceByImei } from '../db/devices.ts';
 
 export interface RegisteredDevice {
   id: number;
@@ -26,7 +27,7 @@ export class DeviceRegistry {
     const now = Date.now();
     const hit = this.cache.get(imei);
     if (hit && hit.until > now) return hit.device;
-    const row = await this.db.selectFrom('devices').select(['id', 'imei']).where('imei', '=', imei).executeTakeFirst();
+    const row = await findDeviceByImei(this.db, imei);
     if (this.cache.size > 200_000) this.cache.clear();
     this.cache.set(imei, { device: row, until: now + (row ? KNOWN_TTL_MS : UNKNOWN_TTL_MS) });
     return row;

@@ -1,4 +1,4 @@
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from './device-registry.ts';

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Logger } from '../cli/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
 import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { StartupError } from '../cli/startup-error.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 import { serveTrackerConnection, type ConnectionDeps } from './tracker-connection.ts';
 
 export interface TrackerListener {

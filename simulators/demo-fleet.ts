@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.ts';
+import { accountImeis } from '../db/devices.ts';
 import { findUser } from '../db/users.ts';
 import { startFleetSimulation } from './fleet-simulation.ts';
 import { geofenceStops } from './simulated-devices.ts';
@@ -15,11 +16,11 @@ const DEMO_INTERVAL_MS = 5_000;
 export async function startDemoFleet(db: Db, demoEmail: string, teltonikaPort: number): Promise<{ stop(): Promise<void> } | undefined> {
   const user = await findUser(db, demoEmail);
   if (!user) return undefined;
-  const devices = await db.selectFrom('devices').select('imei').where('account_id', '=', user.account_id).where('mode', '=', 'live').execute();
+  const imeis = await accountImeis(db, user.account_id, 'live');
   const stops = await geofenceStops(db, user.account_id);
-  if (devices.length === 0) return undefined;
+  if (imeis.length === 0) return undefined;
   const trackers: VirtualTracker[] = startFleetSimulation({
-    imeis: devices.map((d) => d.imei),
+    imeis,
     dialect: teltonikaDialect,
     server: { host: '127.0.0.1', port: teltonikaPort },
     intervalMs: DEMO_INTERVAL_MS,

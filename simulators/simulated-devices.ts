@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts';
-import { addDevice } from '../db/devices.ts';
+import { addDevice, registeredImeis } from '../db/devices.ts';
+import { geofenceCenters } from '../db/geofences.ts';
 import type { Point } from './drive.ts';
 
 /** IMEIs a seed's simulation uses: 15 digits, `35`, the seed (4 digits), the vehicle number (9). */
@@ -10,9 +11,7 @@ export function simulatedImei(seed: number, index: number): string {
 /** Registers the simulation's vehicles in the account, those not there yet; returns every IMEI. */
 export async function ensureSimulatedDevices(db: Db, accountId: number, seed: number, count: number): Promise<string[]> {
   const imeis = Array.from({ length: count }, (_, i) => simulatedImei(seed, i));
-  const existing = new Set(
-    (await db.selectFrom('devices').select('imei').where('imei', 'in', imeis).execute()).map((d) => d.imei),
-  );
+  const existing = await registeredImeis(db, imeis);
   for (const [i, imei] of imeis.entries()) {
     if (existing.has(imei)) continue;
     await addDevice(db, { accountId, imei, name: `Sim ${seed}-${i + 1}`, plates: `SIM-${String(i + 1).padStart(4, '0')}`, mode: 'live', protocol: 'teltonika' });
@@ -22,6 +21,5 @@ export async function ensureSimulatedDevices(db: Db, accountId: number, seed: nu
 
 /** The account's geofence centers: the places simulated vehicles drive between. */
 export async function geofenceStops(db: Db, accountId: number): Promise<Point[]> {
-  const rows = await db.selectFrom('geofences').select(['center_lat', 'center_lng']).where('account_id', '=', accountId).execute();
-  return rows.map((r) => ({ latitude: r.center_lat, longitude: r.center_lng }));
+  return geofenceCenters(db, accountId);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { insertCrossingEvents } from '../db/engine-results.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import type { StoredFix } from '../db/position-batches.ts';
 import { evaluateFixes, type FenceState } from '../engine/fence-crossings.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';

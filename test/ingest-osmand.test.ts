@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../cli/logger.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { DeviceRegistry } from '../ingest/device-registry.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';

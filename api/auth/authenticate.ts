@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import type { Logger } from '../../cli/logger.ts';
+import type { Logger } from '../../runtime/logger.ts';
 import { findKeyByHash, touchApiKey } from '../../db/api-keys.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';

@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import type { Logger } from '../../cli/logger.ts';
+import type { Logger } from '../../runtime/logger.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import type { RateLimiter } from './rate-limiter.ts';

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../runtime/logger.ts';
 
 /**
  * `fleet serve --processes N`: N copies of the server sharing its ports through node:cluster (the

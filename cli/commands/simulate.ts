@@ -1,4 +1,4 @@
-import { summarise } from '../../bench/latency-stats.ts';
+import { summarise } from '../../simulators/latency-stats.ts';
 import { findAccount } from '../../db/accounts.ts';
 import { DomainError } from '../../db/domain-error.ts';
 import { startFleetSimulation } from '../../simulators/fleet-simulation.ts';

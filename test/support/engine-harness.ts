@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApp, type App } from '../../api/app.ts';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
-import { silentLogger } from '../../cli/logger.ts';
+import { silentLogger } from '../../runtime/logger.ts';
 import { DeviceSignals } from '../../engine/device-signals.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';

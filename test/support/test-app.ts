@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { createApp, type App } from '../../api/app.ts';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
-import { silentLogger } from '../../cli/logger.ts';
+import { silentLogger } from '../../runtime/logger.ts';
 import { connectRedis } from '../../cli/redis-connection.ts';
 import { fixtures } from './fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './test-database.ts';

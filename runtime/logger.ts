@@ -1,4 +1,5 @@
-import type { LogLevel } from './config.ts';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

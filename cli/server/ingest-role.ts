@@ -1,0 +1,40 @@
+import type { DatabaseHandle } from '../../db/database.ts';
+import { DeviceSignals } from '../../engine/device-signals.ts';
+import type { JobQueue } from '../../engine/queue/job-queue.ts';
+import { startIngest } from '../../ingest/start-ingest.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { Config } from '../config.ts';
+
+export interface RunningIngestRole {
+  trackers: Array<{ protocol: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+/** The ingest role: tracker listeners whose commits signal the engine queue. */
+export async function startIngestRole(config: Config, log: Logger, deps: { database: DatabaseHandle; engineQueue: JobQueue }): Promise<RunningIngestRole> {
+  const signals = new DeviceSignals(deps.engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
+  let ingest;
+  try {
+    ingest = await startIngest(deps.database, log, {
+      host: config.host,
+      ports: config.trackerPorts,
+      osmandPort: config.osmandPort,
+      limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
+      batchRows: config.ingest.batchRows,
+      batchDelayMs: config.ingest.batchDelayMs,
+      onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
+    });
+  } catch (error) {
+    await signals.close();
+    throw error;
+  }
+  const running = ingest;
+  return {
+    trackers: running.listeners.map((l) => ({ protocol: l.protocol, port: l.port })),
+    async stop() {
+      // Batches in flight commit and are acknowledged first; then their signals go out.
+      await running.close();
+      await signals.close();
+    },
+  };
+}

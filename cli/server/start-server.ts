@@ -1,0 +1,107 @@
+import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
+import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
+import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
+import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
+import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
+import { ENGINE_QUEUE } from '../../engine/start-engine.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { StartupError } from '../../runtime/startup-error.ts';
+import { localBaseUrl } from '../commands/demo.ts';
+import type { Config } from '../config.ts';
+import { connectRedis } from '../redis-connection.ts';
+import { startApiRole } from './api-role.ts';
+import { startDemo } from './demo-role.ts';
+import { startEngineRole } from './engine-role.ts';
+import { startIngestRole } from './ingest-role.ts';
+import { ShutdownStack } from './shutdown-stack.ts';
+
+export type Role = 'api' | 'ingest' | 'engine';
+export const ROLES: readonly Role[] = ['api', 'ingest', 'engine'];
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Tracker protocols and the ports they listen on. */
+  trackers: Array<{ protocol: string; port: number }>;
+  database: DatabaseHandle;
+  /** Lines for a new user when this start seeded the demo data. */
+  demo: string[] | undefined;
+  close(): Promise<void>;
+}
+
+/** Queues of one database: two deployments (or two test runs) sharing a Redis never see each other's jobs. */
+function queuePrefix(databaseUrl: string | undefined): string {
+  const name = databaseUrl ? new URL(databaseUrl).pathname.slice(1) || 'postgres' : 'embedded';
+  return `fleetcore-${name}`;
+}
+
+/**
+ * Roles split over processes talk through the engine queue: without Redis each process would have a
+ * queue of its own, and jobs added by one (signals from ingest, travel starts from the API) would
+ * wait for a worker that never comes.
+ */
+export function checkRoles(roles: ReadonlySet<Role>, redisUrl: string | undefined): void {
+  if (roles.size < ROLES.length && !redisUrl) {
+    const missing = ROLES.filter((r) => !roles.has(r));
+    throw new StartupError(
+      `--roles ${[...roles].join(',')} needs REDIS_URL: the ${missing.join(' and ')} role${missing.length > 1 ? 's' : ''} in another process can only share the engine queue through Redis`,
+    );
+  }
+}
+
+async function migrate(database: DatabaseHandle, log: Logger): Promise<void> {
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) log.info('migrations applied', { applied });
+  } catch (error) {
+    if (error instanceof MigrationError) {
+      const hint = /postgis/i.test(error.message) ? ' (install PostGIS: apt-get install postgresql-15-postgis-3)' : '';
+      throw new StartupError(`${error.message}${hint}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Opens the database, migrates it, and starts the roles asked for (all three by default): the
+ * engine's workers, the tracker listeners (ingest), the API, and on a new embedded database the demo.
+ * Each part registers its stop as it starts; closing, or a failure half-way, stops them in reverse.
+ */
+export async function startServer(config: Config, log: Logger, roles: ReadonlySet<Role> = new Set(ROLES)): Promise<RunningServer> {
+  checkRoles(roles, config.redisUrl);
+  const stack = new ShutdownStack(log);
+  try {
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
+    stack.push('database', () => database.close());
+    await migrate(database, log);
+
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    if (redis) stack.push('redis', () => redis.disconnect());
+    const queues = config.redisUrl ? bullmqQueues(config.redisUrl, { prefix: queuePrefix(config.databaseUrl) }) : inProcessQueues();
+    stack.push('queues', () => queues.close());
+    const engineQueue = queues.queue(ENGINE_QUEUE);
+
+    if (roles.has('engine')) stack.push('engine', (await startEngineRole(config, log, { database, queues })).stop);
+    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue }) : undefined;
+    if (ingest) stack.push('ingest', ingest.stop);
+    let api;
+    if (roles.has('api')) {
+      const rateLimiter = redis
+        ? createRedisRateLimiter(redis, config.rateLimit.max, config.rateLimit.windowMs)
+        : createMemoryRateLimiter(config.rateLimit.max, config.rateLimit.windowMs);
+      stack.push('rate limiter', () => rateLimiter.close());
+      api = await startApiRole(config, log, { database, rateLimiter, engineQueue });
+      stack.push('api', api.stop);
+    }
+    const url = api?.url ?? localBaseUrl({ ...config, port: 0 });
+    const trackers = ingest?.trackers ?? [];
+    const demo = await startDemo(config, log, { database, apiUrl: url, teltonikaPort: trackers.find((t) => t.protocol === 'teltonika')?.port });
+    stack.push('demo fleet', demo.stop);
+
+    return { url, port: api?.port ?? 0, trackers, database, demo: demo.instructions, close: () => stack.stopAll() };
+  } catch (error) {
+    await stack.stopAll();
+    throw error;
+  }
+}
