@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationResultSet } from '
 import * as foundation from './migrations/0001-foundation.ts';
 import * as leanPositions from './migrations/0002-lean-positions.ts';
 import * as engine from './migrations/0003-engine.ts';
+import * as ingestHardening from './migrations/0004-ingest-hardening.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-lean-positions': leanPositions,
   '0003-engine': engine,
+  '0004-ingest-hardening': ingestHardening,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -1,5 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
+import { finiteOrNull, int4OrNull } from './column-values.ts';
 import { inTransaction, type Db } from './database.ts';
+import { applyReportsSql, insertReportsSql } from './device-reports.ts';
+import { lockLatestStatesSql, markLateFixesSql } from './late-fixes.ts';
 
 /** One decoded fix with the telemetry that the status endpoints show. */
 export interface DeviceFix {
@@ -28,16 +31,22 @@ export interface StoredFix extends DeviceFix {
   receivedAt: Date;
 }
 
-/** Telemetry without a fix: it moves the device's last report time and nothing else. */
+/**
+ * Telemetry without a fix (a heartbeat, an alarm, a battery level, a command's answer), or a position
+ * that could not be stored: it moves the device's last report time, and what it carries reaches the
+ * latest state and, when it carries anything, the device's reports.
+ */
 export interface StoredReport {
   deviceId: number;
   receivedAt: Date;
+  /** The device's own time for it, when it sent one. */
+  time?: Date | null;
+  attributes?: Record<string, unknown>;
 }
 
 const column = <T>(rows: StoredFix[], pick: (f: StoredFix) => T) => rows.map(pick);
-// A lying device can send NaN or a fractional satellite count; the row keeps NULL instead of failing the batch.
-const finite = (v: number | null | undefined) => (v != null && Number.isFinite(v) ? v : null);
-const whole = (v: number | null | undefined) => (v != null && Number.isInteger(v) ? v : null);
+const finite = finiteOrNull;
+const whole = int4OrNull;
 
 /** The history rows of a batch; a fix already stored (same device and fix time) is skipped. */
 export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknown> {
@@ -55,16 +64,24 @@ export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknow
   `;
 }
 
-/** Telemetry without a fix moves each device's last report time, never back. */
-export function reportsSql(reports: StoredReport[]): RawBuilder<unknown> {
-  const latest = new Map<number, Date>();
-  for (const r of reports) if ((latest.get(r.deviceId)?.getTime() ?? 0) < r.receivedAt.getTime()) latest.set(r.deviceId, r.receivedAt);
-  const ids = [...latest.keys()].sort((a, b) => a - b);
-  return sql`
-    UPDATE device_states s SET last_report_at = greatest(s.last_report_at, r.at)
-    FROM unnest(${ids}::int[], ${ids.map((id) => latest.get(id)!.toISOString())}::timestamptz[]) AS r(device_id, at)
-    WHERE s.device_id = r.device_id
-  `;
+/**
+ * The statements of one batch around its positions, in order: lock the devices' latest states, note
+ * late fixes, [the positions], move each device's latest state, apply and keep the reports. Both
+ * writers run them in one transaction; they differ only in how the positions go in.
+ */
+export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { before: RawBuilder<unknown>[]; after: RawBuilder<unknown>[] } {
+  const before = [lockLatestStatesSql([...fixes.map((f) => f.deviceId), ...reports.map((r) => r.deviceId)])];
+  const after: RawBuilder<unknown>[] = [];
+  if (fixes.length > 0) {
+    before.push(markLateFixesSql(fixes));
+    after.push(upsertLatestSql(newestPerDevice(fixes)));
+  }
+  if (reports.length > 0) {
+    after.push(applyReportsSql(reports));
+    const kept = insertReportsSql(reports);
+    if (kept) after.push(kept);
+  }
+  return { before, after };
 }
 
 /**
@@ -75,12 +92,11 @@ export function reportsSql(reports: StoredReport[]): RawBuilder<unknown> {
  */
 export async function storeFixBatch(db: Db, fixes: StoredFix[], reports: StoredReport[] = []): Promise<void> {
   if (fixes.length === 0 && reports.length === 0) return;
+  const { before, after } = batchStatements(fixes, reports);
   await inTransaction(db, async (trx) => {
-    if (fixes.length > 0) {
-      await insertFixesSkippingStored(fixes).execute(trx);
-      await upsertLatest(trx, newestPerDevice(fixes));
-    }
-    if (reports.length > 0) await reportsSql(reports).execute(trx);
+    for (const statement of before) await statement.execute(trx);
+    if (fixes.length > 0) await insertFixesSkippingStored(fixes).execute(trx);
+    for (const statement of after) await statement.execute(trx);
   });
 }
 
@@ -105,7 +121,7 @@ export async function upsertLatest(db: Db, fixes: StoredFix[]): Promise<void> {
 }
 
 export function upsertLatestSql(fixes: StoredFix[]): RawBuilder<unknown> {
-  const newer = sql`excluded.fix_time > device_states.fix_time`;
+  const newer = sql`(device_states.fix_time IS NULL OR excluded.fix_time > device_states.fix_time)`;
   const updates = STATE_COLUMNS.map(
     (c) => sql`${sql.ref(c)} = CASE WHEN ${newer} THEN excluded.${sql.ref(c)} ELSE device_states.${sql.ref(c)} END`,
   );

@@ -1,17 +1,19 @@
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import type { RawBuilder } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { finiteOrNull, int4OrNull } from './column-values.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './domain-error.ts';
-import { insertFixesSkippingStored, newestPerDevice, reportsSql, upsertLatestSql, type StoredFix, type StoredReport } from './position-batches.ts';
+import { batchStatements, insertFixesSkippingStored, type StoredFix, type StoredReport } from './position-batches.ts';
 
 const COPY_POSITIONS =
   'COPY positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes) FROM STDIN';
 
 const NULL = '\\N';
-const real = (v: number | null | undefined) => (v == null || !Number.isFinite(v) ? NULL : String(v));
-const integer = (v: number | null | undefined) => (v == null || !Number.isInteger(v) ? NULL : String(v));
+const real = (v: number | null | undefined) => (finiteOrNull(v) === null ? NULL : String(v));
+const integer = (v: number | null | undefined) => (int4OrNull(v) === null ? NULL : String(v));
 const flag = (v: boolean | null | undefined) => (v == null ? NULL : v ? 't' : 'f');
 // COPY's text format reads backslashes as escapes; JSON text never holds a raw tab or newline.
 const jsonText = (v: Record<string, unknown> | undefined) => JSON.stringify(v ?? {}).replaceAll('\\', '\\\\');
@@ -42,8 +44,14 @@ export async function copyFixBatch(pool: pg.Pool, db: Db, fixes: StoredFix[], re
   if (fixes.length === 0 && reports.length === 0) return;
   const client = await pool.connect();
   let broken: Error | undefined;
+  const { before, after } = batchStatements(fixes, reports);
+  const run = async (statement: RawBuilder<unknown>) => {
+    const compiled = statement.compile(db);
+    await client.query(compiled.sql, compiled.parameters as unknown[]);
+  };
   try {
     await client.query('BEGIN');
+    for (const statement of before) await run(statement);
     if (fixes.length > 0) {
       await client.query('SAVEPOINT copy_positions');
       try {
@@ -52,16 +60,10 @@ export async function copyFixBatch(pool: pg.Pool, db: Db, fixes: StoredFix[], re
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         await client.query('ROLLBACK TO SAVEPOINT copy_positions');
-        const insert = insertFixesSkippingStored(fixes).compile(db);
-        await client.query(insert.sql, insert.parameters as unknown[]);
+        await run(insertFixesSkippingStored(fixes));
       }
-      const upsert = upsertLatestSql(newestPerDevice(fixes)).compile(db);
-      await client.query(upsert.sql, upsert.parameters as unknown[]);
     }
-    if (reports.length > 0) {
-      const update = reportsSql(reports).compile(db);
-      await client.query(update.sql, update.parameters as unknown[]);
-    }
+    for (const statement of after) await run(statement);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));

@@ -63,12 +63,13 @@ export interface UserDevicesTable {
 /** The newest fix of a device, with the telemetry the status endpoints show. */
 export interface DeviceStatesTable {
   device_id: number;
-  fix_time: Timestamp;
-  /** Server time of the last packet of any kind (fix, heartbeat); moves even when a fix is older. */
-  last_report_at: Timestamp;
-  valid: boolean;
-  latitude: number;
-  longitude: number;
+  /** Null until the device's first fix (the row exists from its registration). */
+  fix_time: Timestamp | null;
+  /** Server time of the last packet of any kind (fix, heartbeat); moves even when a fix is older. Null before the first. */
+  last_report_at: Timestamp | null;
+  valid: boolean | null;
+  latitude: number | null;
+  longitude: number | null;
   altitude: number | null;
   speed_kmh: number | null;
   heading: number | null;
@@ -200,7 +201,39 @@ export interface EngineOutboxTable {
   published_at: Timestamp | null;
 }
 
+/** Telemetry without a fix: alarms, battery, power cut, signal, command answers. */
+export interface DeviceReportsTable {
+  id: Generated<number>;
+  device_id: number;
+  report_time: Timestamp;
+  received_at: Timestamp;
+  attributes: ColumnType<Record<string, unknown>, string, string>;
+}
+
+/** A fix stored after a newer fix of its device: the engine evaluated past it, or may have. */
+export interface LateFixesTable {
+  device_id: number;
+  fix_time: Timestamp;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** A record the database refused even after range checks; the tracker was acknowledged. */
+export interface IngestDeadLettersTable {
+  id: Generated<number>;
+  device_id: number | null;
+  protocol: string | null;
+  record: ColumnType<Record<string, unknown>, string, string>;
+  frame: Buffer | null;
+  error: string;
+  sqlstate: string | null;
+  created_at: CreatedAt;
+  replayed_at: Timestamp | null;
+}
+
 export interface Database {
+  device_reports: DeviceReportsTable;
+  late_fixes: LateFixesTable;
+  ingest_dead_letters: IngestDeadLettersTable;
   device_engine_states: DeviceEngineStatesTable;
   geofence_changes: GeofenceChangesTable;
   engine_outbox: EngineOutboxTable;

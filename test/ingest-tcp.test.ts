@@ -80,7 +80,7 @@ describe('Teltonika over TCP', () => {
     expect(await rows(device.id)).toBe(2);
     const state = await database.db.selectFrom('device_states').selectAll().where('device_id', '=', device.id).executeTakeFirstOrThrow();
     expect(state).toMatchObject({ latitude: 19.41, ignition: true, speed_kmh: 30 });
-    expect(state.fix_time.toISOString()).toBe('2024-05-01T14:00:10.000Z');
+    expect(state.fix_time!.toISOString()).toBe('2024-05-01T14:00:10.000Z');
     expect(committed.some((ids) => ids.includes(device.id))).toBe(true);
     t.end();
   });

@@ -48,7 +48,7 @@ describe(`the batch writer (${process.env.DATABASE_URL ? 'COPY on PostgreSQL' : 
       '2024-05-01T10:00:00.000Z', '2024-05-01T10:00:10.000Z', '2024-05-01T10:00:20.000Z',
     ]);
     const state = await database.db.selectFrom('device_states').select('fix_time').where('device_id', '=', device.id).executeTakeFirstOrThrow();
-    expect(state.fix_time.toISOString()).toBe('2024-05-01T10:00:20.000Z');
+    expect(state.fix_time!.toISOString()).toBe('2024-05-01T10:00:20.000Z');
   });
 
   it('keeps NULL for numbers a device sent as NaN or as a fraction where a count belongs', async () => {
@@ -69,4 +69,69 @@ describe(`the batch writer (${process.env.DATABASE_URL ? 'COPY on PostgreSQL' : 
     expect(await stored(good.id)).toHaveLength(2);
     expect(await stored(bad.id)).toHaveLength(0);
   });
+
+  it('lists a fix older than its device\'s newest stored one as late, once; not an in-order fix, nor a resent one', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    await write([fix(device.id, '2024-05-01T10:00:00Z'), fix(device.id, '2024-05-01T10:00:10Z')], []);
+    await write([fix(device.id, '2024-05-01T10:00:20Z')], []); // in order
+    await write([fix(device.id, '2024-05-01T10:00:10Z')], []); // resent: already stored, already evaluated
+    await write([fix(device.id, '2024-05-01T10:00:05Z'), fix(device.id, '2024-05-01T10:00:30Z')], []); // one late, one new
+    await write([fix(device.id, '2024-05-01T10:00:05Z')], []); // the late one resent
+    expect(await lateFixes(device.id)).toEqual(['2024-05-01T10:00:05.000Z']);
+  });
+
+  it('keeps telemetry without a fix: the latest state takes its battery, signal and attributes, and the report is kept', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    const at = new Date('2024-05-01T10:05:00Z');
+    await write([], [{ deviceId: device.id, receivedAt: at, time: at, attributes: { alarm: 'sos', battery: 4.05, rssi: 21 } }]);
+    let state = await latestState(device.id);
+    // A device that never had a fix still shows its report time and telemetry.
+    expect(state).toMatchObject({ fix_time: null, latitude: null, backup_voltage: 4.05, signal_strength: 21, attributes: { alarm: 'sos' } });
+    expect(state.last_report_at!.toISOString()).toBe(at.toISOString());
+
+    await write([fix(device.id, '2024-05-01T10:10:00Z', { receivedAt: new Date('2024-05-01T10:10:00Z'), backupVoltage: 3.9, attributes: { io1: 1 } })], []);
+    // A report older than the newest fix moves the report time but not the telemetry.
+    const late = new Date('2024-05-01T10:11:00Z');
+    await write([], [{ deviceId: device.id, receivedAt: late, time: new Date('2024-05-01T10:09:00Z'), attributes: { battery: 3.1 } }]);
+    state = await latestState(device.id);
+    expect(state).toMatchObject({ backup_voltage: 3.9, attributes: { io1: 1 } });
+    expect(state.last_report_at!.toISOString()).toBe(late.toISOString());
+    // A plain heartbeat (no attributes) is not kept as a report row; the two that said something are.
+    await write([], [{ deviceId: device.id, receivedAt: new Date('2024-05-01T10:12:00Z') }]);
+    const reports = await database.db.selectFrom('device_reports').select(['report_time', 'attributes']).where('device_id', '=', device.id).orderBy('id').execute();
+    expect(reports.map((r) => r.attributes)).toEqual([{ alarm: 'sos', battery: 4.05, rssi: 21 }, { battery: 3.1 }]);
+  });
 });
+
+async function lateFixes(deviceId: number): Promise<string[]> {
+  const rows = await database.db.selectFrom('late_fixes').select('fix_time').where('device_id', '=', deviceId).orderBy('fix_time').execute();
+  return rows.map((r) => r.fix_time.toISOString());
+}
+
+async function latestState(deviceId: number) {
+  return database.db.selectFrom('device_states').selectAll().where('device_id', '=', deviceId).executeTakeFirstOrThrow();
+}
+
+describe.skipIf(!process.env.DATABASE_URL)('concurrent batches of one device (PostgreSQL)', () => {
+  it('the second to commit sees the first one\'s newest fix, so its older fix is listed as late', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    await write([fix(device.id, '2024-05-02T10:00:00Z')], []);
+    // A batch holding the device's newer fix is open (not committed) on its own connection…
+    const first = await database.pool!.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query('SELECT device_id FROM device_states WHERE device_id = $1 FOR UPDATE', [device.id]);
+      await first.query(`INSERT INTO positions (device_id, fix_time, valid, latitude, longitude) VALUES ($1, '2024-05-02T10:00:20Z', true, 19.4, -99.1)`, [device.id]);
+      await first.query(`UPDATE device_states SET fix_time = '2024-05-02T10:00:20Z' WHERE device_id = $1`, [device.id]);
+      // …while another batch brings an older one: it must wait, then list it as late.
+      const second = write([fix(device.id, '2024-05-02T10:00:10Z')], []);
+      await new Promise((r) => setTimeout(r, 200));
+      await first.query('COMMIT');
+      await second;
+    } finally {
+      first.release();
+    }
+    expect(await lateFixes(device.id)).toEqual(['2024-05-02T10:00:10.000Z']);
+  });
+});
+
