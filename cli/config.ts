@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS } from '../ingest/group-commit.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
+import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 
@@ -19,7 +21,19 @@ export interface Config {
   trackerPorts: Record<string, number>;
   /** HTTP port of the OsmAnd protocol (phone apps); 0 disables it. */
   osmandPort: number;
-  ingest: { idleTimeoutMs: number; maxBufferedBytes: number; batchRows: number; batchDelayMs: number };
+  ingest: {
+    idleTimeoutMs: number;
+    maxBufferedBytes: number;
+    batchRows: number;
+    batchDelayMs: number;
+    /** What the commit wait list holds at most while the database is slow or down. */
+    maxWaitingRows: number;
+    maxWaitingBytes: number;
+    /** Connections each tracker listener (and the OsmAnd one) holds at once. */
+    maxConnections: number;
+  };
+  /** Connections the HTTP API holds at once. */
+  httpMaxConnections: number;
   /** Seed demo data into an empty database at start: `auto` does so only on the embedded default. */
   engine: {
     etaRefreshMs: number;
@@ -110,7 +124,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
       batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
       batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
+      maxWaitingRows: integer(env, 'INGEST_MAX_WAITING_ROWS', DEFAULT_MAX_WAITING_ROWS, 1, 100_000_000),
+      maxWaitingBytes: integer(env, 'INGEST_MAX_WAITING_BYTES', DEFAULT_MAX_WAITING_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
+      maxConnections: integer(env, 'TRACKER_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
     },
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
     engine: {
       etaRefreshMs: integer(env, 'ETA_REFRESH_S', 30, 1, 3600) * 1000,
       inactivitySweepMs: integer(env, 'INACTIVITY_SWEEP_S', 60, 1, 3600) * 1000,

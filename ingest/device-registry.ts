@@ -1,6 +1,7 @@
-import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import { findDeviceByImei } from '../db/devices.ts';
+import type { IngestCounters } from './ingest-counters.ts';
+import type { ThrottledNotice } from './throttled-notice.ts';
 
 export interface RegisteredDevice {
   id: number;
@@ -10,17 +11,15 @@ export interface RegisteredDevice {
 const KNOWN_TTL_MS = 60_000;
 // Short, so a device added with `fleet device add` can connect within seconds.
 const UNKNOWN_TTL_MS = 5_000;
-const UNKNOWN_LOG_INTERVAL_MS = 3_600_000;
 
 /** IMEI → device, cached; counts and logs (once per IMEI per hour) trackers that are not registered. */
 export class DeviceRegistry {
   private readonly cache = new Map<string, { device: RegisteredDevice | undefined; until: number }>();
-  private readonly unknownLoggedAt = new Map<string, number>();
-  unknownAttempts = 0;
 
   constructor(
     private readonly db: Db,
-    private readonly log: Logger,
+    private readonly counters: IngestCounters,
+    private readonly notice: ThrottledNotice,
   ) {}
 
   async find(imei: string): Promise<RegisteredDevice | undefined> {
@@ -35,11 +34,7 @@ export class DeviceRegistry {
 
   /** Notes a refused tracker; logs it unless this IMEI was logged within the hour. */
   refused(imei: string, protocol: string, remote: string | undefined): void {
-    this.unknownAttempts++;
-    const now = Date.now();
-    if (now - (this.unknownLoggedAt.get(imei) ?? 0) < UNKNOWN_LOG_INTERVAL_MS) return;
-    if (this.unknownLoggedAt.size > 100_000) this.unknownLoggedAt.clear();
-    this.unknownLoggedAt.set(imei, now);
-    this.log.warn('unknown device refused', { imei, protocol, remote });
+    this.counters.unknownDevices++;
+    this.notice.warn(`unknown:${imei}`, 'unknown device refused', { imei, protocol, remote });
   }
 }

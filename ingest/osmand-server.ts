@@ -1,18 +1,23 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { listenAndStayUp } from '../runtime/listening-server.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { StartupError } from '../runtime/startup-error.ts';
 import type { DeviceRegistry } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
+import type { IngestCounters } from './ingest-counters.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import { decodeOsmAnd } from './protocols/osmand/osmand-decoder.ts';
-import { storable, storedFix } from './stored-fix.ts';
+import { StoreFailedError } from './store-failed-error.ts';
+import { storedFix, unstorableReason } from './stored-fix.ts';
+import type { ThrottledNotice } from './throttled-notice.ts';
 import type { TrackerListener } from './tracker-listener.ts';
+import { WaitListFullError } from './wait-list-full-error.ts';
 
 const MAX_BODY_BYTES = 16 * 1024;
+/** What a refused phone app is told to wait before sending again. */
+const RETRY_AFTER_S = '5';
 
 /** Parameters from the query string and, for a form POST, the body (the apps use either). */
 async function parameters(request: Request): Promise<URLSearchParams> {
@@ -23,15 +28,21 @@ async function parameters(request: Request): Promise<URLSearchParams> {
   return params;
 }
 
+export interface OsmAndDeps {
+  registry: DeviceRegistry;
+  writer: GroupCommitWriter;
+  counters: IngestCounters;
+  notice: ThrottledNotice;
+  log: Logger;
+}
+
 /**
  * OsmAnd over HTTP: the answer (200) comes after the fix is committed, so the app keeps and resends
- * a fix it got no 200 for. Unknown devices get 404, unreadable requests 400.
+ * a fix it got no 200 for. Unknown devices get 404, unreadable requests 400, a fix that could not be
+ * stored 503 (with Retry-After when the server is busy).
  */
-export async function listenForOsmAnd(
-  host: string,
-  port: number,
-  deps: { registry: DeviceRegistry; writer: GroupCommitWriter; log: Logger },
-): Promise<TrackerListener> {
+export async function listenForOsmAnd(options: { host: string; port: number; maxConnections: number }, deps: OsmAndDeps): Promise<TrackerListener> {
+  const { counters } = deps;
   const app = new Hono();
   app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('request too large', 413) }));
   app.on(['GET', 'POST'], '*', async (c) => {
@@ -47,11 +58,25 @@ export async function listenForOsmAnd(
       deps.registry.refused(fix.deviceId, 'osmand', c.req.header('x-forwarded-for'));
       return c.text('unknown device', 404);
     }
-    if (!storable(fix.position)) return c.text('position out of range', 400);
+    const receivedAt = new Date();
+    const reason = unstorableReason(fix.position);
+    if (reason !== undefined) {
+      // Not a fix, but the phone is alive: its report time moves.
+      counters.unstorablePositions++;
+      deps.notice.warn(`unstorable:${device.id}`, 'position not stored: out of range', { imei: device.imei, protocol: 'osmand', reason });
+      await deps.writer.submit({ fixes: [], reports: [{ deviceId: device.id, receivedAt }], protocol: 'osmand' }).catch(() => undefined);
+      return c.text(`position out of range: ${reason}`, 400);
+    }
+    const row = storedFix(device.id, fix.position, receivedAt, () => counters.valuesOutOfRange++);
     try {
-      await deps.writer.submit([storedFix(device.id, fix.position, new Date())]);
-    } catch {
-      return c.text('could not store; send again', 503);
+      await deps.writer.submit({ fixes: [row], protocol: 'osmand', frame: new TextEncoder().encode(c.req.url) });
+    } catch (error) {
+      if (error instanceof WaitListFullError) {
+        counters.refusedBusy++;
+        return c.text('server busy; send again later', 503, { 'Retry-After': RETRY_AFTER_S });
+      }
+      if (error instanceof StoreFailedError) return c.text('could not store; send again', 503);
+      throw error;
     }
     return c.body(null, 200);
   });
@@ -61,15 +86,19 @@ export async function listenForOsmAnd(
   });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new StartupError(`osmand port ${port} is already in use; set OSMAND_PORT (0 disables it)`) : error),
-    );
-    server.listen(port, host, () => resolve());
+  server.headersTimeout = 15_000;
+  const port = await listenAndStayUp(server, {
+    host: options.host,
+    port: options.port,
+    name: 'osmand',
+    portVariable: 'OSMAND_PORT',
+    maxConnections: options.maxConnections,
+    log: deps.log,
+    onDrop: () => counters.connectionsRefused++,
   });
   return {
     protocol: 'osmand',
-    port: (server.address() as AddressInfo).port,
+    port,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,11 +1,16 @@
-import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
+import { insertDeadLetters } from '../db/dead-letters.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { DeviceConnections } from './device-connections.ts';
 import { DeviceRegistry } from './device-registry.ts';
-import { GroupCommitWriter } from './group-commit.ts';
-import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
-import type { ConnectionLimits } from './tracker-connection.ts';
+import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS, GroupCommitWriter } from './group-commit.ts';
+import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
+import { IngestCounters } from './ingest-counters.ts';
 import { listenForOsmAnd } from './osmand-server.ts';
+import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
+import { ThrottledNotice } from './throttled-notice.ts';
+import type { ConnectionLimits } from './tracker-connection.ts';
 import { listenForTrackers, type TrackerListener } from './tracker-listener.ts';
 
 export interface IngestOptions {
@@ -14,46 +19,104 @@ export interface IngestOptions {
   /** OsmAnd over HTTP; 0 disables it. */
   osmandPort: number;
   limits: ConnectionLimits;
+  /** Connections each listener holds at once (default: sized to the open-file limit). */
+  maxConnections?: number;
   batchRows: number;
   batchDelayMs: number;
+  /** Rows and estimated bytes the commit wait list holds at most (an outage's backlog). */
+  maxWaitingRows?: number;
+  maxWaitingBytes?: number;
   /** Told once per committed batch which devices got new positions (never once per position). */
   onDevicesUpdated(deviceIds: number[]): void;
+  /** How often the counters are logged while they move (default a minute). */
+  countersLogIntervalMs?: number;
 }
 
 export interface RunningIngest {
   listeners: TrackerListener[];
   registry: DeviceRegistry;
+  counters: IngestCounters;
+  writer: GroupCommitWriter;
   close(): Promise<void>;
 }
 
+/** Logs a line at most this often per SQLSTATE (or error message) for batches that failed for good. */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
 /** The tracker side of the server: one listener per enabled protocol over one shared group-commit writer. */
 export async function startIngest(database: DatabaseHandle, log: Logger, options: IngestOptions): Promise<RunningIngest> {
-  const registry = new DeviceRegistry(database.db, log);
-  const writer = new GroupCommitWriter(fixBatchWriter(database), options.onDevicesUpdated, {
-    maxBatch: options.batchRows,
-    maxDelayMs: options.batchDelayMs,
-    maxInFlight: 2,
-    onRetry: (error, attempt) => {
-      // One line when an outage starts, then one a minute or so while it lasts.
-      if (attempt === 1 || attempt % 30 === 0) log.warn('cannot store positions; retrying, trackers wait for their ACK', { attempt, error: error.message });
+  const counters = new IngestCounters();
+  const notice = new ThrottledNotice(log);
+  const failureNotice = new ThrottledNotice(log, FAILURE_LOG_INTERVAL_MS);
+  const registry = new DeviceRegistry(database.db, counters, notice);
+  const connections = new DeviceConnections(() => counters.connectionsSuperseded++);
+  const writer = new GroupCommitWriter(
+    fixBatchWriter(database),
+    (letters) => insertDeadLetters(database.db, letters),
+    {
+      committed: options.onDevicesUpdated,
+      retrying: (error, attempt) => {
+        // One line when an outage starts, then one a minute or so while it lasts.
+        if (attempt === 1 || attempt % 30 === 0) log.warn('cannot store positions; retrying, trackers wait for their ACK', { attempt, error: error.message });
+      },
+      failed: (error, rows) => {
+        counters.failedBatches++;
+        failureNotice.warn(`failed:${error.sqlstate ?? error.message}`, 'positions not stored and not acknowledged; trackers will resend once this is fixed', {
+          sqlstate: error.sqlstate, rows, error: error.message,
+        });
+      },
+      deadLettered: (count) => {
+        counters.deadLetters += count;
+        log.warn('records the database refused kept as dead letters and acknowledged (fleet dead-letter list)', { count });
+      },
     },
-  });
+    {
+      maxBatch: options.batchRows,
+      maxDelayMs: options.batchDelayMs,
+      maxInFlight: 2,
+      maxWaitingRows: options.maxWaitingRows ?? DEFAULT_MAX_WAITING_ROWS,
+      maxWaitingBytes: options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES,
+    },
+  );
+  const maxConnections = options.maxConnections ?? defaultMaxConnections();
   const listeners: TrackerListener[] = [];
   try {
-    for (const { protocol } of TRACKER_PROTOCOLS) {
+    for (const { protocol, portVariable } of TRACKER_PROTOCOLS) {
       const port = options.ports[protocol.name] ?? 0;
       if (port === 0) continue;
-      listeners.push(await listenForTrackers(options.host, port, { protocol, registry, writer, log, limits: options.limits }));
+      listeners.push(
+        await listenForTrackers(
+          { host: options.host, port, portVariable, maxConnections },
+          { protocol, registry, connections, writer, counters, notice, log, limits: options.limits },
+        ),
+      );
     }
-    if (options.osmandPort !== 0) listeners.push(await listenForOsmAnd(options.host, options.osmandPort, { registry, writer, log }));
+    if (options.osmandPort !== 0) {
+      listeners.push(
+        await listenForOsmAnd({ host: options.host, port: options.osmandPort, maxConnections }, { registry, writer, counters, notice, log }),
+      );
+    }
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close()));
     throw error;
   }
+
+  let logged = JSON.stringify(counters.snapshot());
+  const countersLog = setInterval(() => {
+    const now = JSON.stringify(counters.snapshot());
+    if (now === logged) return;
+    logged = now;
+    log.info('ingest counters since start', { ...counters.snapshot(), connections: connections.size, waitingRows: writer.held.rows });
+  }, options.countersLogIntervalMs ?? 60_000);
+  countersLog.unref();
+
   return {
     listeners,
     registry,
+    counters,
+    writer,
     async close() {
+      clearInterval(countersLog);
       await Promise.all(listeners.map((l) => l.close()));
       await writer.drain();
     },

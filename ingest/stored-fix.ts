@@ -1,23 +1,57 @@
-import type { StoredFix } from '../db/position-batches.ts';
-import type { AttributeValue, DecodedPosition } from './protocol.ts';
+import type { StoredFix, StoredReport } from '../db/position-batches.ts';
+import type { AttributeValue, DecodedPosition, DecodedReport } from './protocol.ts';
 
-const num = (v: AttributeValue | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const bool = (v: AttributeValue | undefined) => (typeof v === 'boolean' ? v : null);
 // PostgreSQL text and jsonb cannot hold U+0000, and a device can send one inside any text field.
 const NUL = /\u0000/g;
 const withoutNul = (v: string) => (v.includes('\u0000') ? v.replace(NUL, '') : v);
 
 function storableAttributes(a: Record<string, AttributeValue>): Record<string, AttributeValue> {
   for (const key in a) {
-    if (typeof a[key] === 'string' && a[key].includes('\u0000')) a[key] = withoutNul(a[key]);
+    const v = a[key];
+    if (typeof v === 'string' && v.includes('\u0000')) a[key] = withoutNul(v);
   }
   return a;
 }
 
-/** A decoded position as a row: the status fields the API shows come out of the attributes here. */
-export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date): StoredFix {
+/**
+ * What a field may plausibly hold. A value outside is a decoding of garbage or a device bug; it is
+ * stored as null (and counted) rather than refused, so one bad field never stalls a tracker.
+ */
+const RANGES = {
+  /** Metres: the Dead Sea shore is at −430; stratospheric balloons reach 40 km. */
+  altitude: { min: -1_000, max: 50_000, whole: false },
+  /** Aircraft trackers report up to ~1,000 km/h. */
+  speedKmh: { min: 0, max: 2_000, whole: false },
+  heading: { min: 0, max: 360, whole: false },
+  satellites: { min: 0, max: 255, whole: true },
+  odometerKm: { min: 0, max: 100_000_000, whole: false },
+  powerVoltage: { min: 0, max: 1_000, whole: false },
+  backupVoltage: { min: 0, max: 1_000, whole: false },
+  /** GSM CSQ 0–31, or dBm. */
+  signalStrength: { min: -150, max: 150, whole: true },
+} as const;
+
+export type RangeCheckedField = keyof typeof RANGES;
+
+function inRange(field: RangeCheckedField, v: AttributeValue | null | undefined, outOfRange: (field: RangeCheckedField) => void): number | null {
+  if (v === undefined || v === null) return null;
+  const range = RANGES[field];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < range.min || v > range.max || (range.whole && !Number.isInteger(v))) {
+    outOfRange(field);
+    return null;
+  }
+  return v;
+}
+
+const bool = (v: AttributeValue | undefined) => (typeof v === 'boolean' ? v : null);
+
+/**
+ * A decoded position as a row: the status fields the API shows come out of the attributes here, each
+ * checked against its range (`outOfRange` is told of every value set to null).
+ */
+export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date, outOfRange: (field: RangeCheckedField) => void): StoredFix {
   const a = storableAttributes(p.attributes);
-  const odometer = num(a.odometer);
+  const odometer = typeof a.odometer === 'number' ? a.odometer / 1000 : undefined;
   return {
     deviceId,
     receivedAt,
@@ -25,26 +59,37 @@ export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date
     valid: p.valid,
     latitude: p.latitude,
     longitude: p.longitude,
-    altitude: p.altitude ?? null,
-    speedKmh: p.speedKmh ?? null,
-    heading: p.heading ?? null,
-    satellites: p.satellites ?? null,
+    altitude: inRange('altitude', p.altitude, outOfRange),
+    speedKmh: inRange('speedKmh', p.speedKmh, outOfRange),
+    heading: inRange('heading', p.heading, outOfRange),
+    satellites: inRange('satellites', p.satellites, outOfRange),
     ignition: bool(a.ignition),
     motion: bool(a.motion),
-    odometerKm: odometer === null ? null : odometer / 1000,
-    powerVoltage: num(a.power),
-    backupVoltage: num(a.battery),
-    signalStrength: num(a.rssi),
+    odometerKm: inRange('odometerKm', odometer, outOfRange),
+    powerVoltage: inRange('powerVoltage', a.power, outOfRange),
+    backupVoltage: inRange('backupVoltage', a.battery, outOfRange),
+    signalStrength: inRange('signalStrength', a.rssi, outOfRange),
     driverId: typeof a.driverUniqueId === 'string' ? a.driverUniqueId : null,
     attributes: a,
   };
 }
 
-/** Coordinates and time a database will accept; a decoder may still produce nonsense from a lying device. */
-export function storable(p: DecodedPosition): boolean {
-  return (
-    Number.isFinite(p.latitude) && Math.abs(p.latitude) <= 90 &&
-    Number.isFinite(p.longitude) && Math.abs(p.longitude) <= 180 &&
-    Number.isFinite(p.fixTime.getTime()) && p.fixTime.getUTCFullYear() >= 1990 && p.fixTime.getUTCFullYear() <= 2200
-  );
+/** Telemetry without a fix, as a row. */
+export function storedReport(deviceId: number, r: DecodedReport, receivedAt: Date): StoredReport {
+  const time = r.time && Number.isFinite(r.time.getTime()) && storableYear(r.time) ? r.time : null;
+  return { deviceId, receivedAt, time, attributes: storableAttributes(r.attributes) };
+}
+
+const storableYear = (t: Date) => t.getUTCFullYear() >= 1990 && t.getUTCFullYear() <= 2200;
+
+/**
+ * Why no database would hold this position (a decoder may still produce nonsense from a lying device),
+ * or undefined when it is storable. An unstorable position is not a fix, but it is still a report.
+ */
+export function unstorableReason(p: DecodedPosition): string | undefined {
+  if (!(Number.isFinite(p.latitude) && Math.abs(p.latitude) <= 90)) return `latitude ${p.latitude} outside -90..90`;
+  if (!(Number.isFinite(p.longitude) && Math.abs(p.longitude) <= 180)) return `longitude ${p.longitude} outside -180..180`;
+  if (!Number.isFinite(p.fixTime.getTime())) return 'fix time is not a date';
+  if (!storableYear(p.fixTime)) return `fix time ${p.fixTime.toISOString()} outside 1990..2200`;
+  return undefined;
 }

@@ -1,10 +1,16 @@
 import type { Socket } from 'node:net';
+import type { StoredFix, StoredReport } from '../db/position-batches.ts';
 import type { Logger } from '../runtime/logger.ts';
+import type { DeviceConnections, TrackerLink } from './device-connections.ts';
 import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
+import type { IngestCounters } from './ingest-counters.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import { newSession, type DecodedFrame, type Protocol } from './protocol.ts';
-import { storable, storedFix } from './stored-fix.ts';
+import { StoreFailedError } from './store-failed-error.ts';
+import { storedFix, storedReport, unstorableReason } from './stored-fix.ts';
+import type { ThrottledNotice } from './throttled-notice.ts';
+import { WaitListFullError } from './wait-list-full-error.ts';
 
 export interface ConnectionLimits {
   /** A connection silent for this long is closed. */
@@ -16,20 +22,59 @@ export interface ConnectionLimits {
 export interface ConnectionDeps {
   protocol: Protocol;
   registry: DeviceRegistry;
+  connections: DeviceConnections;
   writer: GroupCommitWriter;
+  counters: IngestCounters;
+  /** Once-per-device-per-hour warnings about data that could not be kept as sent. */
+  notice: ThrottledNotice;
   log: Logger;
   limits: ConnectionLimits;
+}
+
+class ConnectionClosedError extends Error {
+  override name = 'ConnectionClosedError';
+}
+
+/**
+ * Decoded positions and reports as rows. A position no database would hold (coordinates or time out of
+ * range) is not thrown away silently: it is counted, logged once per device per hour with the reason,
+ * and still counts as a report (the device is alive). Fields out of their range become null, counted.
+ */
+export function rowsOf(decoded: DecodedFrame, device: RegisteredDevice, deps: Pick<ConnectionDeps, 'counters' | 'notice' | 'protocol'>): { fixes: StoredFix[]; reports: StoredReport[] } {
+  const receivedAt = new Date();
+  const { counters } = deps;
+  const outOfRange = (field: string) => {
+    counters.valuesOutOfRange++;
+    deps.notice.warn(`range:${device.id}:${field}`, 'value out of range stored as null', { imei: device.imei, protocol: deps.protocol.name, field });
+  };
+  const fixes: StoredFix[] = [];
+  const reports: StoredReport[] = [];
+  for (const p of decoded.positions) {
+    const reason = unstorableReason(p);
+    if (reason === undefined) {
+      fixes.push(storedFix(device.id, p, receivedAt, outOfRange));
+      continue;
+    }
+    counters.unstorablePositions++;
+    deps.notice.warn(`unstorable:${device.id}`, 'position not stored: out of range', { imei: device.imei, protocol: deps.protocol.name, reason });
+    reports.push({ deviceId: device.id, receivedAt });
+  }
+  for (const r of decoded.reports ?? []) reports.push(storedReport(device.id, r, receivedAt));
+  return { fixes, reports };
 }
 
 /**
  * One tracker connection: frames in order, each answered only after what it carried is committed.
  * Reading pauses while a frame is being stored, which is also the backpressure when the database is
- * slow or down: the tracker's data waits in its own memory, not ours.
+ * slow or down: the tracker's data waits in its own memory, not ours. Every way out of a frame that
+ * did not commit (the wait list is full, the batch failed, the connection was superseded) closes the
+ * connection without an answer, so the tracker keeps the data and sends it again.
  */
 export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): void {
-  const { protocol, registry, writer, log } = deps;
+  const { protocol, registry, connections, writer, log } = deps;
   const session = newSession();
   const remote = `${socket.remoteAddress}:${socket.remotePort}`;
+  const gone = new AbortController();
   let device: RegisteredDevice | undefined;
   let buffer: Uint8Array = new Uint8Array(0);
   let busy = false;
@@ -39,6 +84,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     log.info('tracker connection closed', { protocol: protocol.name, remote, imei: device?.imei, reason, ...fields });
     socket.destroy();
   };
+  const link: TrackerLink = { close: (reason) => close(reason) };
   const send = (bytes: Uint8Array | undefined) => {
     if (bytes && bytes.length > 0 && !socket.destroyed) socket.write(bytes);
   };
@@ -52,7 +98,9 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
       socket.end();
       return false;
     }
+    if (device) connections.release(device.id, link);
     device = found;
+    connections.claim(device.id, link);
     return true;
   }
 
@@ -67,10 +115,10 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     const id = decoded.deviceId ?? session.deviceId;
     if (id !== undefined && !(await identify(id))) return;
     if (!device) return send(decoded.reply);
-    const receivedAt = new Date();
-    const fixes = decoded.positions.filter(storable).map((p) => storedFix(device!.id, p, receivedAt));
-    const reports = (decoded.reports ?? []).map(() => ({ deviceId: device!.id, receivedAt }));
-    if (fixes.length > 0 || reports.length > 0) await writer.submit(fixes, reports);
+    const { fixes, reports } = rowsOf(decoded, device, deps);
+    if (fixes.length > 0 || reports.length > 0) {
+      await writer.submit({ fixes, reports, protocol: protocol.name, frame }, gone.signal);
+    }
     send(decoded.reply);
   }
 
@@ -87,8 +135,16 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
         if (next.kind === 'frame') await handle(next.frame);
       }
     } catch (error) {
-      // The batch holding this frame failed: no ACK, so the tracker resends once it reconnects.
-      return close('could not store', { error: (error as Error).message });
+      // The frame was not committed: no ACK, so the tracker resends (after it reconnects).
+      if (error instanceof WaitListFullError) {
+        deps.counters.refusedBusy++;
+        return close('server busy: commit wait list full', { error: error.message });
+      }
+      if (error instanceof ConnectionClosedError) return;
+      if (error instanceof StoreFailedError) return close('could not store', { error: error.message });
+      // A database error while identifying, or a bug: this connection ends, the listener goes on.
+      log.warn('tracker frame failed', { protocol: protocol.name, remote, imei: device?.imei, error: (error as Error).stack ?? String(error) });
+      return close('could not handle frame', { error: (error as Error).message });
     } finally {
       busy = false;
       if (!socket.destroyed) socket.resume();
@@ -100,7 +156,12 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   socket.on('data', (chunk: Buffer) => {
     buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
     if (buffer.length > deps.limits.maxBufferedBytes) return close('too many bytes buffered', { bytes: buffer.length });
-    void pump();
+    pump().catch((error: Error) => close('could not handle frame', { error: error.message }));
   });
   socket.on('error', () => undefined); // a reset peer ends up in 'close'; nothing to answer
+  socket.once('close', () => {
+    // What this connection still waits for leaves the commit wait list: nobody is left to acknowledge.
+    gone.abort(new ConnectionClosedError('tracker connection closed'));
+    if (device) connections.release(device.id, link);
+  });
 }

@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { StartupError } from '../runtime/startup-error.ts';
+import { createServer, type Server, type Socket } from 'node:net';
+import { listenAndStayUp } from '../runtime/listening-server.ts';
 import { serveTrackerConnection, type ConnectionDeps } from './tracker-connection.ts';
 
 export interface TrackerListener {
@@ -9,27 +8,35 @@ export interface TrackerListener {
   close(): Promise<void>;
 }
 
+export interface TrackerListenOptions {
+  host: string;
+  port: number;
+  /** The variable that moves this port, named when it is taken. */
+  portVariable: string;
+  /** Connections held at once; past it new ones are closed at once (and counted). */
+  maxConnections: number;
+}
+
 /** One TCP port for one protocol. */
-export async function listenForTrackers(host: string, port: number, deps: ConnectionDeps): Promise<TrackerListener> {
-  const sockets = new Set<import('node:net').Socket>();
+export async function listenForTrackers(options: TrackerListenOptions, deps: ConnectionDeps): Promise<TrackerListener> {
+  const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     serveTrackerConnection(socket, deps);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new StartupError(`${deps.protocol.name} port ${port} is already in use; set ${deps.protocol.name.toUpperCase()}_PORT (0 disables it)`)
-          : error,
-      ),
-    );
-    server.listen(port, host, () => resolve());
+  const port = await listenAndStayUp(server, {
+    host: options.host,
+    port: options.port,
+    name: `${deps.protocol.name} trackers`,
+    portVariable: options.portVariable,
+    maxConnections: options.maxConnections,
+    log: deps.log,
+    onDrop: () => deps.counters.connectionsRefused++,
   });
   return {
     protocol: deps.protocol.name,
-    port: (server.address() as AddressInfo).port,
+    port,
     /** Stops accepting, lets batches in flight commit and their ACKs go out, then hangs up. */
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../runtime/logger.ts';
-import { fixBatchWriter } from '../db/fix-batch-writer.ts';
-import { DeviceRegistry } from '../ingest/device-registry.ts';
-import { GroupCommitWriter } from '../ingest/group-commit.ts';
-import { listenForOsmAnd } from '../ingest/osmand-server.ts';
-import type { TrackerListener } from '../ingest/tracker-listener.ts';
 import { fixtures } from './support/fixtures.ts';
+import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;
-let listener: TrackerListener;
+let listener: TestIngest;
 let base: string;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const writer = new GroupCommitWriter(fixBatchWriter(database), () => undefined);
-  listener = await listenForOsmAnd('127.0.0.1', 0, { registry: new DeviceRegistry(database.db, silentLogger), writer, log: silentLogger });
+  listener = await startTestIngest(database, { protocol: 'osmand' });
   base = `http://127.0.0.1:${listener.port}`;
 });
 afterAll(async () => {

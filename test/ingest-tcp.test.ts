@@ -1,31 +1,19 @@
 import { connect, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../runtime/logger.ts';
-import { fixBatchWriter } from '../db/fix-batch-writer.ts';
-import { DeviceRegistry } from '../ingest/device-registry.ts';
-import { GroupCommitWriter } from '../ingest/group-commit.ts';
-import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
-import { listenForTrackers, type TrackerListener } from '../ingest/tracker-listener.ts';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
 import { fixtures } from './support/fixtures.ts';
+import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;
-let listener: TrackerListener;
+let listener: TestIngest;
 let committed: number[][] = [];
 let accountId: number;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const writer = new GroupCommitWriter(fixBatchWriter(database), (ids) => committed.push(ids));
-  listener = await listenForTrackers('127.0.0.1', 0, {
-    protocol: teltonika,
-    registry: new DeviceRegistry(database.db, silentLogger),
-    writer,
-    log: silentLogger,
-    limits: { idleTimeoutMs: 10_000, maxBufferedBytes: 256 * 1024 },
-  });
+  listener = await startTestIngest(database, { limits: { idleTimeoutMs: 10_000, maxBufferedBytes: 256 * 1024 }, onDevicesUpdated: (ids) => committed.push(ids) });
   accountId = (await fixtures(database.db).account()).id;
 });
 afterAll(async () => {

@@ -1,33 +1,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../runtime/logger.ts';
-import { fixBatchWriter } from '../db/fix-batch-writer.ts';
-import { DeviceRegistry } from '../ingest/device-registry.ts';
-import { GroupCommitWriter } from '../ingest/group-commit.ts';
-import type { Protocol } from '../ingest/protocol.ts';
-import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
-import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
-import { listenForTrackers, type TrackerListener } from '../ingest/tracker-listener.ts';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
 import { gt06Dialect, teltonikaDialect } from '../simulators/tracker-dialect.ts';
 import { fixtures } from './support/fixtures.ts';
+import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;
-let writer: GroupCommitWriter;
-const listen = (port: number, protocol: Protocol = teltonika) =>
-  listenForTrackers('127.0.0.1', port, {
-    protocol,
-    registry: new DeviceRegistry(database.db, silentLogger),
-    writer,
-    log: silentLogger,
-    limits: { idleTimeoutMs: 30_000, maxBufferedBytes: 1024 * 1024 },
-  });
+const listen = (port: number | undefined, protocol = 'teltonika') => startTestIngest(database, { port, protocol });
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  writer = new GroupCommitWriter(fixBatchWriter(database), () => undefined);
 });
 afterAll(async () => {
   await database?.destroy();
@@ -37,7 +21,7 @@ describe('a simulated fleet over TCP', () => {
   it('stores every fix exactly once, also when the server drops every connection mid-run', async () => {
     const account = await fixtures(database.db).account();
     const imeis = await ensureSimulatedDevices(database.db, account.id, 42, 25);
-    let listener: TrackerListener = await listen(0);
+    let listener: TestIngest = await listen(undefined);
     const port = listener.port;
     const trackers = startFleetSimulation({
       imeis, dialect: teltonikaDialect, server: { host: '127.0.0.1', port }, intervalMs: 100, seed: 42, stops: [], center: { latitude: 19.43, longitude: -99.13 },
@@ -70,7 +54,7 @@ describe('a simulated fleet over TCP', () => {
   it('works the same with GT06 trackers, one fix per message, each echoed', async () => {
     const account = await fixtures(database.db).account();
     const imeis = await ensureSimulatedDevices(database.db, account.id, 43, 10);
-    const listener = await listen(0, gt06);
+    const listener = await listen(undefined, 'gt06');
     const trackers = startFleetSimulation({
       imeis, dialect: gt06Dialect, server: { host: '127.0.0.1', port: listener.port }, intervalMs: 1_000, seed: 43, stops: [], center: { latitude: 19.43, longitude: -99.13 },
     });

@@ -1,13 +1,12 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
 import { scheduleTravelStart, unscheduleTravelStart } from '../../engine/start-engine.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { StartupError } from '../../runtime/startup-error.ts';
+import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
 import { localBaseUrl } from '../commands/demo.ts';
 
@@ -15,22 +14,6 @@ export interface RunningApi {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new StartupError(`port ${port} on ${host} is already in use; set PORT to a free port`));
-      else if (error.code === 'EACCES') reject(new StartupError(`no permission to listen on ${host}:${port}; use a PORT above 1023`));
-      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new StartupError(`HOST ${host} is not an address of this machine`));
-      else reject(error);
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 /** The API role: the Hono app on HTTP, telling the engine queue when travels must start. */
@@ -54,7 +37,14 @@ export async function startApiRole(
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
-  const port = await listen(server, config.host, config.port);
+  const port = await listenAndStayUp(server, {
+    host: config.host,
+    port: config.port,
+    name: 'HTTP API',
+    portVariable: 'PORT',
+    maxConnections: config.httpMaxConnections,
+    log,
+  });
   return {
     url: localBaseUrl({ ...config, port }),
     port,

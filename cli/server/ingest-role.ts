@@ -22,6 +22,9 @@ export async function startIngestRole(config: Config, log: Logger, deps: { datab
       limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
       batchRows: config.ingest.batchRows,
       batchDelayMs: config.ingest.batchDelayMs,
+      maxWaitingRows: config.ingest.maxWaitingRows,
+      maxWaitingBytes: config.ingest.maxWaitingBytes,
+      maxConnections: config.ingest.maxConnections,
       onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
     });
   } catch (error) {
