@@ -1,5 +1,6 @@
 import { DomainError } from '../db/domain-error.ts';
 import { accountCommand, accountUsage } from './commands/account.ts';
+import { deadLetterCommand, deadLetterUsage } from './commands/dead-letter.ts';
 import { demoCommand, demoUsage } from './commands/demo.ts';
 import { deviceCommand, deviceUsage } from './commands/device.ts';
 import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promis
   geofence: { run: geofenceCommand, usage: geofenceUsage },
   demo: { run: demoCommand, usage: demoUsage },
   simulate: { run: simulateCommand, usage: simulateUsage },
+  'dead-letter': { run: deadLetterCommand, usage: deadLetterUsage },
 };
 
 const HELP = `fleet — fleetcore's command line
@@ -49,7 +51,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await command.run(loadConfig(), rest);
-    return 0;
+    // A command that finished but must report a partial failure (a replay refused again) sets exitCode.
+    return Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`fleet ${name}: ${error.message}\nusage: ${command.usage}\n`);

@@ -50,3 +50,12 @@ export function readGt06Answer(received: Uint8Array): { consumed: number; type: 
   if (received.length < 10) return undefined;
   return { consumed: 5 + received[2]!, type: received[3]! };
 }
+
+/**
+ * Heartbeat with status (0x13), as GT06 devices send every few minutes between fixes: terminal info
+ * (bit 1 ACC), voltage level 0–6, GSM signal 0–4, alarm code (0x01 SOS), language.
+ */
+export function gt06Heartbeat(status: { ignition: boolean; voltageLevel: number; gsm: number; alarmCode?: number }, serial: number): Uint8Array {
+  const info = 0x40 | (status.ignition ? 0x02 : 0);
+  return gt06Frame(0x13, Uint8Array.of(info, status.voltageLevel, status.gsm, status.alarmCode ?? 0, 0x02), serial);
+}

@@ -1,9 +1,9 @@
-import { connect, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
 import { fixtures } from './support/fixtures.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
+import { rawTracker } from './support/raw-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;
@@ -21,32 +21,7 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-/** A tracker on a real socket: sends bytes and reads exactly the answer it expects. */
-async function tracker() {
-  const socket: Socket = connect(listener.port, '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  let received = Buffer.alloc(0);
-  let closed = false;
-  socket.on('data', (chunk) => (received = Buffer.concat([received, chunk])));
-  socket.on('close', () => (closed = true));
-  socket.on('error', () => undefined);
-  return {
-    send: (bytes: Uint8Array) => socket.write(bytes),
-    async read(n: number, timeoutMs = 5_000): Promise<Buffer> {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < n && !closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      const out = received.subarray(0, n);
-      received = received.subarray(n);
-      return out;
-    },
-    async closedByServer(timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      return closed;
-    },
-    end: () => socket.destroy(),
-  };
-}
+const tracker = () => rawTracker(listener.port);
 
 const fix = (time: string, latitude: number, extra: Partial<SimulatedFix> = {}): SimulatedFix => ({
   time: new Date(time), latitude, longitude: -99.13, speedKmh: 30, heading: 90, satellites: 8, ignition: true, ...extra,
