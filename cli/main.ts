@@ -10,6 +10,7 @@ import { serveCommand, serveUsage } from './commands/serve.ts';
 import { simulateCommand, simulateUsage } from './commands/simulate.ts';
 import { userCommand, userUsage } from './commands/user.ts';
 import { loadConfig, type Config } from './config.ts';
+import { loadEnvFile } from './env-file.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    loadEnvFile();
     await command.run(loadConfig(), rest);
     // A command that finished but must report a partial failure (a replay refused again) sets exitCode.
     return Number(process.exitCode ?? 0);

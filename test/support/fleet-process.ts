@@ -19,7 +19,8 @@ export function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'HOST', 'PORT', 'DEMO_SEED', 'LOG_LEVEL']) delete env[name];
   // Tracker listeners stay off unless a test asks for one, so runs never fight over the standard ports.
   const trackersOff = { ...Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0'])), OSMAND_PORT: '0' };
-  return { ...env, ...trackersOff, LOG_LEVEL: 'warn', ...extra };
+  // ENV_FILE empty: a developer's .env in the checkout must not leak into the tests' processes.
+  return { ...env, ...trackersOff, LOG_LEVEL: 'warn', ENV_FILE: '', ...extra };
 }
 
 /** A database nobody has open: a copy of the template, for `fleet serve` to own. */
