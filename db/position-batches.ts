@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import { inTransaction, type Db } from './database.ts';
 import { applyReportsSql, insertReportsSql } from './device-reports.ts';
-import { lockLatestStatesSql, markLateFixesSql } from './late-fixes.ts';
+import { upsertListingLateFixesSql } from './late-fixes.ts';
 
 /** One decoded fix with the telemetry that the status endpoints show. */
 export interface DeviceFix {
@@ -65,17 +65,14 @@ export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknow
 }
 
 /**
- * The statements of one batch around its positions, in order: lock the devices' latest states, note
- * late fixes, [the positions], move each device's latest state, apply and keep the reports. Both
- * writers run them in one transaction; they differ only in how the positions go in.
+ * The statements of one batch around its positions, in order: move each device's latest state (which
+ * locks its row) and list the late fixes, [the positions], apply and keep the reports. Both writers
+ * run them in one transaction; they differ only in how the positions go in.
  */
 export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { before: RawBuilder<unknown>[]; after: RawBuilder<unknown>[] } {
-  const before = [lockLatestStatesSql([...fixes.map((f) => f.deviceId), ...reports.map((r) => r.deviceId)])];
+  const before: RawBuilder<unknown>[] = [];
   const after: RawBuilder<unknown>[] = [];
-  if (fixes.length > 0) {
-    before.push(markLateFixesSql(fixes));
-    after.push(upsertLatestSql(newestPerDevice(fixes)));
-  }
+  if (fixes.length > 0) before.push(upsertListingLateFixesSql(upsertLatestSql(newestPerDevice(fixes)), fixes));
   if (reports.length > 0) {
     after.push(applyReportsSql(reports));
     const kept = insertReportsSql(reports);
@@ -142,6 +139,7 @@ export function upsertLatestSql(fixes: StoredFix[]): RawBuilder<unknown> {
     )
     ON CONFLICT (device_id) DO UPDATE SET
       last_report_at = greatest(device_states.last_report_at, excluded.last_report_at),
+      previous_fix_time = device_states.fix_time,
       ${sql.join(updates)}
   `;
 }

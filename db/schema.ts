@@ -65,6 +65,8 @@ export interface DeviceStatesTable {
   device_id: number;
   /** Null until the device's first fix (the row exists from its registration). */
   fix_time: Timestamp | null;
+  /** The fix time before the batch that last moved the state (ingest's late-fix test). */
+  previous_fix_time: Timestamp | null;
   /** Server time of the last packet of any kind (fix, heartbeat); moves even when a fix is older. Null before the first. */
   last_report_at: Timestamp | null;
   valid: boolean | null;

@@ -2,9 +2,9 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * What ingest keeps so that nothing it accepted is lost or silent:
- * - every device has a latest-state row from its registration, fix or not, so a batch can lock the
- *   rows of its devices before writing (the order in which concurrent batches of one device commit is
- *   then known) and a heartbeat from a device that never had a fix still counts as a report;
+ * - every device has a latest-state row from its registration, fix or not, so a heartbeat from a
+ *   device that never had a fix still counts as a report, and a batch's state upsert always meets a
+ *   row to lock;
  * - telemetry without a fix (alarms, battery, power cut, signal, command answers) as rows of its own;
  * - fixes that arrived after a newer fix of their device had been stored, for the engine to look at;
  * - records the database refused even after range checks, with the error, so the tracker can be
@@ -17,7 +17,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ALTER COLUMN last_report_at DROP NOT NULL,
       ALTER COLUMN valid DROP NOT NULL,
       ALTER COLUMN latitude DROP NOT NULL,
-      ALTER COLUMN longitude DROP NOT NULL`.execute(db);
+      ALTER COLUMN longitude DROP NOT NULL,
+      -- The fix time the state had before the batch that last moved it: the batch's upsert writes it and
+      -- reads it back in the same statement to tell which of its fixes are late (see db/late-fixes.ts).
+      ADD COLUMN previous_fix_time timestamptz`.execute(db);
   await sql`
     INSERT INTO device_states (device_id)
     SELECT d.id FROM devices d WHERE NOT EXISTS (SELECT 1 FROM device_states s WHERE s.device_id = d.id)`.execute(db);
@@ -76,6 +79,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DELETE FROM device_states WHERE fix_time IS NULL`.execute(db);
   await sql`
     ALTER TABLE device_states
+      DROP COLUMN previous_fix_time,
       ALTER COLUMN fix_time SET NOT NULL,
       ALTER COLUMN last_report_at SET NOT NULL,
       ALTER COLUMN valid SET NOT NULL,
