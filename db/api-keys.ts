@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { DomainError } from './domain-error.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';
 
 export interface NewApiKey {
@@ -47,13 +48,38 @@ export async function findKeyByHash(db: Db, keyHash: string) {
     .executeTakeFirst();
 }
 
-/** Revokes by id or by clear prefix; returns the revoked key, or undefined when none matched. */
-export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<ApiKey | undefined> {
-  const query = db.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('revoked_at', 'is', null);
-  const matched = /^\d+$/.test(idOrPrefix)
-    ? query.where('id', '=', Number(idOrPrefix))
-    : query.where('prefix', '=', idOrPrefix);
-  return matched.returningAll().executeTakeFirst();
+/**
+ * Revokes one key, named by id or by its clear prefix. Prefixes are not unique, so a prefix that
+ * matches several active keys revokes none and names them (revoke by id then); a key already revoked
+ * is said to be so. Each refusal is a DomainError whose message is one line.
+ */
+export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<ApiKey> {
+  const byId = /^\d+$/.test(idOrPrefix);
+  const matches = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.prefix', 'k.name', 'k.created_at', 'k.revoked_at', 'u.email'])
+    .$if(byId, (q) => q.where('k.id', '=', Number(idOrPrefix)))
+    .$if(!byId, (q) => q.where('k.prefix', '=', idOrPrefix))
+    .orderBy('k.id')
+    .execute();
+  if (matches.length === 0) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
+  const active = matches.filter((k) => k.revoked_at === null);
+  if (active.length === 0) {
+    const [first] = matches;
+    throw new DomainError('conflict', `API key ${first!.id} (${first!.prefix}…) is already revoked, since ${first!.revoked_at!.toISOString()}`);
+  }
+  if (active.length > 1) {
+    const listed = active.map((k) => `${k.id} (user ${k.email}${k.name ? `, "${k.name}"` : ''}, created ${k.created_at.toISOString()})`);
+    throw new DomainError('conflict', `prefix "${idOrPrefix}" matches ${active.length} active keys, so none was revoked; revoke one by id: ${listed.join('; ')}`);
+  }
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', active[0]!.id)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Records use at most once a minute per key, so authentication does not write on every request. */

@@ -213,7 +213,17 @@ describe('fleet key', () => {
       { id: other.id, revoked_at: null },
     ]);
 
-    expectOneLineError(await fleet(['key', 'revoke', String(key.id)]), `fleet key: no active API key matches "${key.id}"`);
+    expectOneLineError(await fleet(['key', 'revoke', String(key.id)]), new RegExp(`^fleet key: API key ${key.id} \\(.+…\\) is already revoked, since `));
+  }, 90_000);
+
+  it('refuses an ambiguous prefix in one line that names the keys, and revokes none', async () => {
+    const shared = 'fc_live_Shared9';
+    const [a, b] = await Promise.all([1, 2].map((n) =>
+      database.db.insertInto('api_keys').values({ user_id: userId, prefix: shared, key_hash: `cli-shared-${process.pid}-${n}`, mode: 'live', permissions: ['*'] }).returning('id').executeTakeFirstOrThrow(),
+    ));
+    expectOneLineError(await fleet(['key', 'revoke', shared]), `fleet key: prefix "${shared}" matches 2 active keys, so none was revoked; revoke one by id: ${a!.id} (`);
+    const left = await database.db.selectFrom('api_keys').select('id').where('prefix', '=', shared).where('revoked_at', 'is', null).execute();
+    expect(left).toHaveLength(2);
   }, 90_000);
 });
 

@@ -132,3 +132,20 @@ describe('GET /api/v1/devices/{deviceId}/status', () => {
     expect((await t.json(`/api/v1/devices/${device.imei}/status`, { key: ownerLive })).status).toBe(200);
   });
 });
+
+describe('GET /api/v1/devices/{deviceId}/status: heading', () => {
+  it.each([
+    [360, 0],
+    [359.6, 0],
+    [359.4, 359],
+    [0, 0],
+    [-90, 270],
+    [720.2, 0],
+  ])('a stored heading of %s reads %s (degrees 0 to 359)', async (stored, shown) => {
+    const { account, key } = await t.fixtures.tenant();
+    const device = await t.fixtures.device(account.id);
+    await t.fixtures.fix(device.id, { fixTime: minutesAgo(1), valid: true, latitude: 19.4, longitude: -99.1, heading: stored });
+    const { body } = await t.json(`/api/v1/devices/${device.imei}/status`, { key });
+    expect(body.data.heading).toBe(shown);
+  });
+});

@@ -13,7 +13,7 @@ export const DeviceStatusSchema = z
     longitude: z.number().nullable(),
     address: z.string().nullable().openapi({ description: 'Reverse-geocoded address; null: no geocoder runs offline' }),
     speedKmh: z.number().int().nullable(),
-    heading: z.number().int().nullable().openapi({ description: 'Degrees, 0 to 360' }),
+    heading: z.number().int().nullable().openapi({ description: 'Whole degrees clockwise from north, 0 to 359' }),
     odometerKm: z.number().nullable(),
     satellites: z.number().int().nullable(),
     powerVoltage: z.string().nullable().openapi({ example: '12.62 V' }),
@@ -29,6 +29,8 @@ export type DeviceStatusView = z.infer<typeof DeviceStatusSchema>;
 
 const voltage = (volts: number | null) => (volts === null ? null : `${volts.toFixed(2)} V`);
 const roundOrNull = (value: number | null) => (value === null ? null : Math.round(value));
+/** Whole degrees clockwise from north, 0 to 359: 360 is north again, and so is 359.6 once rounded. */
+const compassDegrees = (heading: number) => ((Math.round(heading) % 360) + 360) % 360;
 
 export function deviceStatusView(row: DeviceWithState, now: Date, thresholds: DeviceStatusThresholds): DeviceStatusView {
   const lastReport = row.last_report_at ?? null;
@@ -42,7 +44,7 @@ export function deviceStatusView(row: DeviceWithState, now: Date, thresholds: De
     longitude: row.longitude,
     address: row.address,
     speedKmh: roundOrNull(row.speed_kmh),
-    heading: row.heading === null ? null : Math.round(row.heading) % 361,
+    heading: row.heading === null ? null : compassDegrees(row.heading),
     odometerKm: row.odometer_km === null ? null : Math.round(row.odometer_km * 10) / 10,
     satellites: row.satellites,
     powerVoltage: voltage(row.power_voltage),

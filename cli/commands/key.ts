@@ -76,7 +76,6 @@ async function revoke(config: Config, argv: string[]): Promise<void> {
   const [ref] = parsed.positionals;
   if (!ref || parsed.positionals.length > 1) throw new UsageError('usage: fleet key revoke ID|PREFIX');
   const row = await withDatabase(config, ({ db }) => revokeApiKey(db, ref));
-  if (!row) throw new DomainError('not_found', `no active API key matches "${ref}"`);
   printResult(parsed.json, { id: row.id, prefix: row.prefix, revokedAt: row.revoked_at?.toISOString() }, `API key ${row.id} (${row.prefix}…) revoked`);
 }
 
