@@ -1,55 +1,5 @@
 import { sql } from 'kysely';
-import { inTransaction, type Db } from './database.ts';
-import type { GeofenceEventType } from './schema.ts';
-
-export interface GeofenceCrossing {
-  deviceId: number;
-  geofenceId: number;
-  type: GeofenceEventType;
-  fixTime: Date;
-  latitude: number;
-  longitude: number;
-}
-
-/**
- * Records an enter or exit and the visit it opens or closes, in one transaction. Idempotent: the same
- * crossing recorded twice changes nothing (unique on device, geofence, type and time).
- */
-export async function recordGeofenceCrossing(db: Db, crossing: GeofenceCrossing): Promise<boolean> {
-  return inTransaction(db, async (trx) => {
-    const inserted = await trx
-      .insertInto('geofence_events')
-      .values({
-        device_id: crossing.deviceId,
-        geofence_id: crossing.geofenceId,
-        type: crossing.type,
-        fix_time: crossing.fixTime,
-        latitude: crossing.latitude,
-        longitude: crossing.longitude,
-      })
-      .onConflict((oc) => oc.columns(['device_id', 'geofence_id', 'type', 'fix_time']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) return false;
-    if (crossing.type === 'enter') {
-      await trx
-        .insertInto('geofence_visits')
-        .values({ device_id: crossing.deviceId, geofence_id: crossing.geofenceId, entry_time: crossing.fixTime })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    } else {
-      await trx
-        .updateTable('geofence_visits')
-        .set({ exit_time: crossing.fixTime })
-        .where('device_id', '=', crossing.deviceId)
-        .where('geofence_id', '=', crossing.geofenceId)
-        .where('exit_time', 'is', null)
-        .where('entry_time', '<=', crossing.fixTime)
-        .execute();
-    }
-    return true;
-  });
-}
+import type { Db } from './database.ts';
 
 export interface ActivityFilter {
   deviceIds: number[];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordGeofenceCrossing } from '../db/geofence-activity.ts';
+import { recordCrossingsThroughEngine } from './support/engine-crossings.ts';
 import { square } from './support/fixtures.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
@@ -25,9 +25,9 @@ function atOffset(instant: Date, offsetMinutes: number): string {
 }
 const mxText = (instant: Date) => atOffset(instant, -360);
 
-async function cross(deviceId: number, geofenceId: number, type: 'enter' | 'exit', fixTime: Date) {
-  const stored = await recordGeofenceCrossing(t.database.db, { deviceId, geofenceId, type, fixTime, latitude: 19.43, longitude: -99.13 });
-  expect(stored).toBe(true);
+/** Crossings recorded by the engine itself, from fixes: see recordCrossingsThroughEngine. */
+async function cross(...crossings: Array<[deviceId: number, geofenceId: number, type: 'enter' | 'exit', at: Date]>) {
+  await recordCrossingsThroughEngine(t.database, crossings.map(([deviceId, geofenceId, type, at]) => ({ deviceId, geofenceId, type, at })));
 }
 
 async function report(key: string, query: Record<string, string>) {
@@ -232,7 +232,7 @@ describe('GET /api/v1/reports/geofences: content', () => {
       [alpha, depot, 'enter', '2024-05-02T01:00'], // visit starting after the range: not listed
       [bravo, depot, 'exit', '2024-05-02T12:00'],
     ];
-    for (const [device, geofence, type, local] of crossings) await cross(device.id, geofence.id, type, mx(local));
+    await cross(...crossings.map(([device, geofence, type, local]) => [device.id, geofence.id, type, mx(local)] as [number, number, 'enter' | 'exit', Date]));
   });
 
   const A = () => ({ deviceId: alpha.imei, deviceName: 'Alpha Truck' });
@@ -349,7 +349,7 @@ describe('GET /api/v1/reports/geofences: open visits', () => {
     const yard = await t.fixtures.geofence(account.id, 'Yard', square(19.4, -99.1, 0.01));
     // Entered 26 h 0 m 30 s ago: before the start of today, whatever the time of day.
     const entry = new Date(Date.now() - (26 * 60 + 0.5) * 60_000);
-    await cross(device.id, yard.id, 'enter', entry);
+    await cross([device.id, yard.id, 'enter', entry]);
     const today = mxText(new Date()).slice(0, 10).split('/').reverse().join('-');
 
     const before = Date.now();
@@ -376,11 +376,13 @@ describe('GET /api/v1/reports/geofences: timezones and modes', () => {
     const device = await t.fixtures.device(account.id, { name: 'Shared', userIds: [mexican.id, indian.id] });
     const plaza = await t.fixtures.geofence(account.id, 'Plaza', square(19.4, -99.1, 0.01));
     // 14:30Z = 08:30 Mexico City (UTC-6) = 20:00 Kolkata (UTC+5:30).
-    await cross(device.id, plaza.id, 'enter', new Date('2024-05-01T14:30:00Z'));
-    // 19:00Z = 13:00 on the 1st in Mexico City, but 00:30 on the 2nd in Kolkata.
-    await cross(device.id, plaza.id, 'exit', new Date('2024-05-01T19:00:00Z'));
-    // 05:00Z on the 2nd = 23:00 on the 1st in Mexico City, 10:30 on the 2nd in Kolkata.
-    await cross(device.id, plaza.id, 'enter', new Date('2024-05-02T05:00:00Z'));
+    await cross(
+      [device.id, plaza.id, 'enter', new Date('2024-05-01T14:30:00Z')],
+      // 19:00Z = 13:00 on the 1st in Mexico City, but 00:30 on the 2nd in Kolkata.
+      [device.id, plaza.id, 'exit', new Date('2024-05-01T19:00:00Z')],
+      // 05:00Z on the 2nd = 23:00 on the 1st in Mexico City, 10:30 on the 2nd in Kolkata.
+      [device.id, plaza.id, 'enter', new Date('2024-05-02T05:00:00Z')],
+    );
     const mxKey = (await t.fixtures.key(mexican.id)).key;
     const inKey = (await t.fixtures.key(indian.id)).key;
 
@@ -424,8 +426,7 @@ describe('GET /api/v1/reports/geofences: timezones and modes', () => {
     const live = await t.fixtures.device(account.id, { name: 'Live one' });
     const test = await t.fixtures.device(account.id, { name: 'Test one', mode: 'test' });
     const gate = await t.fixtures.geofence(account.id, 'Gate', square(19.4, -99.1, 0.01));
-    await cross(live.id, gate.id, 'enter', mx('2024-05-01T09:00'));
-    await cross(test.id, gate.id, 'enter', mx('2024-05-01T10:00'));
+    await cross([live.id, gate.id, 'enter', mx('2024-05-01T09:00')], [test.id, gate.id, 'enter', mx('2024-05-01T10:00')]);
 
     const names = (data: { events: Array<{ deviceName: string; dateTime: string }> }) => data.events.map((e) => `${e.deviceName} ${e.dateTime}`);
     const liveData = await ok(liveKey, DAY);

@@ -1,0 +1,41 @@
+import { silentLogger } from '../../runtime/logger.ts';
+import type { DatabaseHandle } from '../../db/database.ts';
+import { storeFixBatch, type StoredFix } from '../../db/position-batches.ts';
+import { GeofenceCatalog } from '../../engine/geofence-catalog.ts';
+import { evaluateDevices } from '../../engine/workers/evaluate-devices.ts';
+
+export interface Crossing {
+  deviceId: number;
+  geofenceId: number;
+  type: 'enter' | 'exit';
+  at: Date;
+}
+
+// No test geofence is near null island: a fix there is outside all of them.
+const OUTSIDE = { latitude: 0.5, longitude: 0.5 };
+
+/**
+ * Makes the engine record the given crossings the way it records real ones: each becomes a fix of its
+ * device at its time (at the geofence's center for an enter, far outside for an exit), stored by the
+ * ingest batch writer and evaluated by the engine's own worker, which writes the events and visits.
+ * A device's crossings must come in time order, one geofence at a time, as a vehicle makes them.
+ */
+export async function recordCrossingsThroughEngine(database: DatabaseHandle, crossings: Crossing[]): Promise<void> {
+  const ids = [...new Set(crossings.map((c) => c.geofenceId))];
+  const centers = new Map(
+    (await database.db.selectFrom('geofences').select(['id', 'center_lat', 'center_lng']).where('id', 'in', ids).execute()).map((g) => [g.id, g]),
+  );
+  const fixes: StoredFix[] = crossings.map((c) => {
+    const center = centers.get(c.geofenceId)!;
+    const at = c.type === 'enter' ? { latitude: center.center_lat, longitude: center.center_lng } : OUTSIDE;
+    return { deviceId: c.deviceId, fixTime: c.at, receivedAt: c.at, valid: true, ...at, speedKmh: 30, ignition: true, attributes: {} };
+  });
+  await storeFixBatch(database.db, fixes);
+  const catalog = await GeofenceCatalog.open(database.db, silentLogger, undefined, { pollMs: 60_000 });
+  try {
+    const devices = [...new Set(crossings.map((c) => c.deviceId))];
+    await evaluateDevices(database.db, catalog, devices, { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 10_000 });
+  } finally {
+    await catalog.close();
+  }
+}
