@@ -4,6 +4,7 @@ import { newSession, type DecoderSession, type Protocol } from '../ingest/protoc
 import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
+import { cutFrame } from '../ingest/frame-cutter.ts';
 
 const DURATION_MS = 1_000;
 const RUNS = 5;
@@ -43,7 +44,7 @@ function measure(protocol: Protocol, frames: Uint8Array[], prepare: (session: De
     while (performance.now() < end) {
       for (let repeat = 0; repeat < repeats; repeat++) {
         for (let i = 0; i < frames.length; i++) {
-          const cut = protocol.nextFrame(frames[i]!);
+          const cut = cutFrame(protocol, frames[i]!);
           if (cut.kind !== 'frame') continue;
           try {
             const decoded = protocol.decode(cut.frame, session);
@@ -78,7 +79,7 @@ function corpusWorkload(protocol: Protocol, accept: (frame: Uint8Array) => boole
   const replay = newSession();
   for (const sample of corpusSamples(protocol.name)) {
     if (sample.kind !== 'packet' || sample.disabled) continue;
-    const cut = protocol.nextFrame(sampleBytes(sample));
+    const cut = cutFrame(protocol, sampleBytes(sample));
     if (cut.kind !== 'frame' || !accept(cut.frame)) continue;
     candidates.push(cut.frame);
     try {

@@ -56,8 +56,11 @@ export interface DecoderSession {
 export type FrameResult =
   /** A whole frame at the start of the buffer, `consumed` bytes long (including any delimiter). */
   | { kind: 'frame'; frame: Uint8Array; consumed: number }
-  /** Not enough bytes yet. */
-  | { kind: 'incomplete' }
+  /**
+   * Not enough bytes yet. `frameBytes` is the whole frame's size when its header already says it, so
+   * a frame too long is refused before its body arrives (see cutFrame).
+   */
+  | { kind: 'incomplete'; frameBytes?: number }
   /** Bytes to drop before the next frame (keep-alive bytes, line noise). */
   | { kind: 'skip'; consumed: number }
   /** The stream cannot be read as this protocol: close the connection. */
@@ -67,7 +70,10 @@ export interface Protocol {
   name: string;
   /** The TCP port installers of this tracker expect. */
   defaultPort: number;
-  /** Largest frame accepted; a longer one is `invalid`. */
+  /**
+   * Largest frame accepted. Enforced in one place for every protocol (ingest/frame-cutter.ts), not by
+   * the framers: a longer frame, or a stream with no frame end within this many bytes, is `invalid`.
+   */
   maxFrameBytes: number;
   /** What to answer a login from an unknown device before closing; none when the protocol just hangs up. */
   rejectLogin?: Uint8Array;

@@ -5,6 +5,7 @@ import type { DeviceConnections, TrackerLink } from './device-connections.ts';
 import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
 import type { IngestCounters } from './ingest-counters.ts';
+import { cutFrame } from './frame-cutter.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import { newSession, type DecodedFrame, type Protocol } from './protocol.ts';
 import { StoreFailedError } from './store-failed-error.ts';
@@ -128,7 +129,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     socket.pause();
     try {
       while (!socket.destroyed && !socket.writableEnded) {
-        const next = protocol.nextFrame(buffer);
+        const next = cutFrame(protocol, buffer);
         if (next.kind === 'incomplete') break;
         if (next.kind === 'invalid') return close('unreadable stream', { error: next.reason });
         buffer = buffer.subarray(next.consumed);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newSession } from '../ingest/protocol.ts';
 import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
 import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
+import { cutFrame } from '../ingest/frame-cutter.ts';
 
 describe('simulated GT06 packets', () => {
   it('log in and decode back to what was simulated, each answered with its type and serial', () => {
@@ -12,7 +13,7 @@ describe('simulated GT06 packets', () => {
 
     const time = new Date('2024-05-01T14:30:00Z');
     const frame = gt06Location({ time, latitude: 19.4326, longitude: -99.1332, speedKmh: 42, heading: 271, satellites: 9, ignition: true }, 8);
-    expect(gt06.nextFrame(frame)).toMatchObject({ kind: 'frame', consumed: frame.length });
+    expect(cutFrame(gt06, frame)).toMatchObject({ kind: 'frame', consumed: frame.length });
     const decoded = gt06.decode(frame, session);
     expect(decoded.positions).toHaveLength(1);
     const p = decoded.positions[0]!;

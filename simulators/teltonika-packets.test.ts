@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newSession } from '../ingest/protocol.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
 import { teltonikaCodec8, teltonikaLogin } from './teltonika-packets.ts';
+import { cutFrame } from '../ingest/frame-cutter.ts';
 
 describe('simulated Teltonika packets', () => {
   it('decode back to what was simulated', () => {
@@ -12,7 +13,7 @@ describe('simulated Teltonika packets', () => {
       { time, latitude: 19.4326, longitude: -99.1332, altitude: 2240, speedKmh: 42, heading: 271, satellites: 9, ignition: true, power: 13.8, odometer: 48_213_400 },
       { time: new Date(time.getTime() + 10_000), latitude: -33.9, longitude: 151.2, speedKmh: 0, heading: 0, satellites: 0, ignition: false },
     ]);
-    const cut = teltonika.nextFrame(packet);
+    const cut = cutFrame(teltonika, packet);
     expect(cut).toMatchObject({ kind: 'frame', consumed: packet.length });
     const decoded = teltonika.decode(packet, session);
     expect(Buffer.from(decoded.reply!).toString('hex')).toBe('00000002');

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newSession, type DecodedFrame, type DecodedPosition, type Protocol } from '../protocol.ts';
+import { cutFrame } from '../frame-cutter.ts';
 
 /**
  * Replays the conformance corpus (real device captures with expected decodings, from Traccar's
- * protocol tests; see ../shared/corpus/README.md) through our framers and decoders.
+ * protocol tests; see corpus/README.md beside this file) through our framers and decoders.
  */
 
 export interface CorpusSample {
@@ -31,12 +32,10 @@ export interface KnownDeviation {
   reason: string;
 }
 
-// The corpus comes from the workspace's shared/ folder beside the repository when it is there; a copy
-// is kept in ingest/conformance/corpus/ (with its provenance) so a lone clone runs the tests too.
-// FLEETCORE_CORPUS points elsewhere.
-const SHARED = resolve(import.meta.dirname, '../../../shared/corpus/traccar-protocol-samples.json');
+// The corpus is bundled in ingest/conformance/corpus/ (with its provenance), so every clone runs the
+// same conformance set; FLEETCORE_CORPUS points at another copy.
 const BUNDLED = resolve(import.meta.dirname, 'corpus/traccar-protocol-samples.json');
-const CORPUS = process.env.FLEETCORE_CORPUS ?? (existsSync(SHARED) ? SHARED : BUNDLED);
+const CORPUS = process.env.FLEETCORE_CORPUS ?? BUNDLED;
 
 let all: CorpusSample[] | undefined;
 
@@ -146,7 +145,7 @@ export function checkPacket(sample: CorpusSample, outcome: DecodedFrame | Error)
 export function checkFrame(protocol: Protocol, sample: CorpusSample): string | undefined {
   let bytes = sampleBytes(sample);
   for (let guard = 0; guard < 64; guard++) {
-    const result = protocol.nextFrame(bytes);
+    const result = cutFrame(protocol, bytes);
     if (result.kind === 'skip') {
       bytes = bytes.subarray(result.consumed);
       continue;

@@ -3,6 +3,7 @@ import { MalformedFrameError } from '../malformed-frame-error.ts';
 import { newSession, type DecoderSession, type Protocol } from '../protocol.ts';
 import { corpusSamples, replayCorpus, sampleBytes, type KnownDeviation } from './corpus.ts';
 import { mutate, seededRandom } from './frame-mutations.ts';
+import { cutFrame } from '../frame-cutter.ts';
 
 const key = (s: { test_method: string; order: number }) => `${s.test_method}#${s.order}`;
 
@@ -46,7 +47,7 @@ function escapes(protocol: Protocol, input: Uint8Array, session: DecoderSession)
   for (let guard = 0; rest.length > 0 && guard < 1000; guard++) {
     let cut;
     try {
-      cut = protocol.nextFrame(rest);
+      cut = cutFrame(protocol, rest);
     } catch (error) {
       found.push(`framer on ${Buffer.from(rest).toString('hex')}: ${(error as Error).stack}`);
       break;

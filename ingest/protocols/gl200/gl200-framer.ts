@@ -8,8 +8,6 @@ import type { FrameResult } from '../../protocol.ts';
 
 const PLUS = 0x2b;
 const DOLLAR = 0x24;
-/** A 15-point GTFRI or a fully masked GTCAN stays well under this. */
-export const GL200_MAX_FRAME_BYTES = 4096;
 
 export function nextGl200Frame(buffer: Uint8Array): FrameResult {
   if (buffer.length === 0) return { kind: 'incomplete' };
@@ -17,12 +15,10 @@ export function nextGl200Frame(buffer: Uint8Array): FrameResult {
     const next = buffer.indexOf(PLUS);
     return { kind: 'skip', consumed: next < 0 ? buffer.length : next };
   }
-  const limit = Math.min(buffer.length, GL200_MAX_FRAME_BYTES);
-  for (let i = 1; i < limit; i++) {
+  for (let i = 1; i < buffer.length; i++) {
     const b = buffer[i]!;
     if (b === DOLLAR) return { kind: 'frame', frame: buffer.subarray(0, i + 1), consumed: i + 1 };
     if (b === 0x0a || b === 0x0d || b === 0x00) return { kind: 'frame', frame: buffer.subarray(0, i), consumed: i + 1 };
   }
-  if (buffer.length >= GL200_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `Queclink message longer than ${GL200_MAX_FRAME_BYTES} bytes` };
   return { kind: 'incomplete' };
 }

@@ -1,8 +1,5 @@
 import type { FrameResult } from '../../protocol.ts';
 
-/** Largest GT06 frame we accept: the biggest real messages (OBD strings, event file lists) stay far below. */
-export const GT06_MAX_FRAME_BYTES = 2048;
-
 function isStart(buffer: Uint8Array, at: number): boolean {
   const b = buffer[at];
   return (b === 0x78 || b === 0x79) && buffer[at + 1] === b;
@@ -37,17 +34,14 @@ export function nextGt06Frame(buffer: Uint8Array): FrameResult {
   if (buffer.length < headerBytes) return { kind: 'incomplete' };
   const declared = extended ? (buffer[2]! << 8) | buffer[3]! : buffer[2]!;
   const total = headerBytes + declared + 2;
-  if (total > GT06_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `gt06: declared frame of ${total} bytes exceeds ${GT06_MAX_FRAME_BYTES}` };
   if (buffer.length < total) {
     // A frame shorter than it declares (seen on real logins) is accepted when it ends the data
     // received so far with CR LF; a long frame still arriving rarely stops exactly there.
     const end = scanCrLf(buffer, headerBytes, buffer.length);
-    return end === buffer.length ? { kind: 'frame', frame: buffer.subarray(0, end), consumed: end } : { kind: 'incomplete' };
+    return end === buffer.length ? { kind: 'frame', frame: buffer.subarray(0, end), consumed: end } : { kind: 'incomplete', frameBytes: total };
   }
   if (endsWithCrLf(buffer, total)) return { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };
-  const limit = Math.min(buffer.length, GT06_MAX_FRAME_BYTES);
-  const end = scanCrLf(buffer, headerBytes, limit);
+  const end = scanCrLf(buffer, headerBytes, buffer.length);
   if (end > 0) return { kind: 'frame', frame: buffer.subarray(0, end), consumed: end };
-  if (buffer.length >= GT06_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `gt06: no frame end within ${GT06_MAX_FRAME_BYTES} bytes` };
   return { kind: 'incomplete' };
 }

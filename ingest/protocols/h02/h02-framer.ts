@@ -6,8 +6,6 @@ import type { FrameResult } from '../../protocol.ts';
  * no length field, so the length is inferred: 32 bytes (short) or 45 bytes (long, with extra data).
  */
 
-export const H02_MAX_FRAME_BYTES = 2048;
-
 const STAR = 0x2a;
 const HASH = 0x23;
 const DOLLAR = 0x24;
@@ -34,10 +32,8 @@ export function nextH02Frame(buffer: Uint8Array): FrameResult {
 }
 
 function textFrame(buffer: Uint8Array): FrameResult {
-  const limit = Math.min(buffer.length, H02_MAX_FRAME_BYTES);
   const end = buffer.indexOf(HASH, 0);
-  if (end >= 0 && end < limit) return { kind: 'frame', frame: buffer.subarray(0, end + 1), consumed: end + 1 };
-  if (buffer.length >= H02_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `H02 text sentence longer than ${H02_MAX_FRAME_BYTES} bytes without '#'` };
+  if (end >= 0) return { kind: 'frame', frame: buffer.subarray(0, end + 1), consumed: end + 1 };
   return { kind: 'incomplete' };
 }
 

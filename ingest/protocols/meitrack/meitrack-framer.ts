@@ -8,8 +8,7 @@ import type { FrameResult } from '../../protocol.ts';
 
 const DOLLAR = 0x24;
 const COMMA = 0x2c;
-/** Photo chunks are the largest frames devices send; four length digits bound them. */
-export const MEITRACK_MAX_FRAME_BYTES = 10_010;
+/** Four length digits: a frame declares at most 9,999 bytes after them. */
 const MAX_LENGTH_DIGITS = 4;
 
 export function nextMeitrackFrame(buffer: Uint8Array): FrameResult {
@@ -29,7 +28,6 @@ export function nextMeitrackFrame(buffer: Uint8Array): FrameResult {
   if (i >= buffer.length) return { kind: 'incomplete' };
   if (i === 3) return { kind: 'invalid', reason: 'Meitrack frame without a length' };
   const total = i + length;
-  if (total > MEITRACK_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `Meitrack frame of ${total} bytes is too long` };
-  if (buffer.length < total) return { kind: 'incomplete' };
+  if (buffer.length < total) return { kind: 'incomplete', frameBytes: total };
   return { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };
 }

@@ -1,12 +1,13 @@
 import type { Protocol } from '../../protocol.ts';
 import { decodeMeitrack } from './meitrack-decoder.ts';
-import { MEITRACK_MAX_FRAME_BYTES, nextMeitrackFrame } from './meitrack-framer.ts';
+import { nextMeitrackFrame } from './meitrack-framer.ts';
 
 /** Meitrack MVT/T/P series trackers (text AAA reports, binary CCE/CCC uploads). */
 export const meitrack: Protocol = {
   name: 'meitrack',
   defaultPort: 5020,
-  maxFrameBytes: MEITRACK_MAX_FRAME_BYTES,
+  // Photo chunks are the largest frames devices send; four length digits bound them.
+  maxFrameBytes: 10_010,
   nextFrame: nextMeitrackFrame,
   decode: decodeMeitrack,
 };

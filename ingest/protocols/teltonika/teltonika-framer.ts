@@ -1,7 +1,5 @@
 import type { FrameResult } from '../../protocol.ts';
 
-/** Largest AVL data field accepted; devices send at most a few KiB, camera chunks ~2 KiB. */
-export const TELTONIKA_MAX_FRAME = 64 * 1024;
 const MAX_IMEI_LENGTH = 64;
 
 /**
@@ -22,6 +20,6 @@ export function nextTeltonikaFrame(buffer: Uint8Array): FrameResult {
   if (buffer[2] !== 0 || buffer[3] !== 0) return { kind: 'invalid', reason: 'AVL packet preamble is not four zero bytes' };
   const dataLength = ((buffer[4]! << 24) >>> 0) + (buffer[5]! << 16) + (buffer[6]! << 8) + buffer[7]!;
   const total = 8 + dataLength + 4;
-  if (dataLength === 0 || total > TELTONIKA_MAX_FRAME) return { kind: 'invalid', reason: `AVL data length ${dataLength} out of range` };
-  return buffer.length < total ? { kind: 'incomplete' } : { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };
+  if (dataLength === 0) return { kind: 'invalid', reason: 'AVL data length 0' };
+  return buffer.length < total ? { kind: 'incomplete', frameBytes: total } : { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };
 }

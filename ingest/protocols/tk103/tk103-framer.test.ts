@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { tk103 } from './tk103.ts';
 import { feedFramer } from '../../conformance/feed-framer.ts';
-import { TK103_MAX_FRAME_BYTES, nextTk103Frame } from './tk103-framer.ts';
+import { nextTk103Frame } from './tk103-framer.ts';
 
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
 const cat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(Buffer.concat(parts));
@@ -10,7 +11,7 @@ const POSITION = '(088047365460BR00151024A2555.3531S02855.3329E004.7055148276.17
 const LOGIN = '(352606090042050,BP05,240414,A,4527.3513N,00909.9758E,4.80,112825,155.49)';
 const ANSWER = '(864555555555555,ZC03,191117,234207,$1 .Check interval is set to 240 minute(s).\r\n7 . Power: 95%$)';
 
-const feed = (...chunks: Uint8Array[]) => feedFramer(nextTk103Frame, chunks, str);
+const feed = (...chunks: Uint8Array[]) => feedFramer(tk103, chunks, str);
 
 describe('tk103 framer', () => {
   it('waits for the rest of a message cut at any point', () => {
@@ -45,12 +46,5 @@ describe('tk103 framer', () => {
 
   it('does not let a stray $ swallow the messages after it', () => {
     expect(feed(text('(012345678901BR00$x)'), text(POSITION)).frames).toEqual(['(012345678901BR00$x)', POSITION]);
-  });
-
-  it('refuses a message longer than the maximum frame', () => {
-    const long = text(`(012345678901BR00${'9'.repeat(TK103_MAX_FRAME_BYTES)}`);
-    expect(nextTk103Frame(long).kind).toBe('invalid');
-    expect(nextTk103Frame(long.subarray(0, TK103_MAX_FRAME_BYTES - 1)).kind).toBe('incomplete');
-    expect(nextTk103Frame(cat(long, text(')'))).kind).toBe('invalid');
   });
 });

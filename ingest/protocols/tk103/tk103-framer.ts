@@ -6,8 +6,6 @@ import type { FrameResult } from '../../protocol.ts';
  * the frame.
  */
 
-export const TK103_MAX_FRAME_BYTES = 2048;
-
 const OPEN = 0x28;
 const CLOSE = 0x29;
 const DOLLAR = 0x24;
@@ -21,13 +19,11 @@ export function nextTk103Frame(buffer: Uint8Array): FrameResult {
     return { kind: 'skip', consumed: next < 0 ? buffer.length : next };
   }
   let quoted = false;
-  const limit = Math.min(buffer.length, TK103_MAX_FRAME_BYTES);
-  for (let i = 1; i < limit; i++) {
+  for (let i = 1; i < buffer.length; i++) {
     const b = buffer[i];
     // Only `,$` opens a quote, so a stray `$` elsewhere cannot swallow the frames that follow.
     if (b === DOLLAR && (quoted || buffer[i - 1] === COMMA)) quoted = !quoted;
     else if (b === CLOSE && !quoted) return { kind: 'frame', frame: buffer.subarray(0, i + 1), consumed: i + 1 };
   }
-  if (buffer.length >= TK103_MAX_FRAME_BYTES) return { kind: 'invalid', reason: `TK103 message longer than ${TK103_MAX_FRAME_BYTES} bytes without ')'` };
   return { kind: 'incomplete' };
 }
