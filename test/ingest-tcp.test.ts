@@ -101,4 +101,15 @@ describe('Teltonika over TCP', () => {
     expect((await t.read(5)).toString('hex')).toBe('0100000001');
     t.end();
   });
+
+  it('closes a connection whose packet header declares more than the maximum frame, before the body arrives', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    const t = await tracker();
+    t.send(teltonikaLogin(device.imei));
+    await t.read(1);
+    const header = Buffer.alloc(8);
+    header.writeUInt32BE(100_000, 4); // 100 kB of AVL data: far past Teltonika's 64 KiB
+    t.send(header);
+    expect(await t.closedByServer()).toBe(true);
+  });
 });
