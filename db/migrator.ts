@@ -3,6 +3,7 @@ import * as foundation from './migrations/0001-foundation.ts';
 import * as leanPositions from './migrations/0002-lean-positions.ts';
 import * as engine from './migrations/0003-engine.ts';
 import * as ingestHardening from './migrations/0004-ingest-hardening.ts';
+import * as engineHardening from './migrations/0005-engine-hardening.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-lean-positions': leanPositions,
   '0003-engine': engine,
   '0004-ingest-hardening': ingestHardening,
+  '0005-engine-hardening': engineHardening,
 };
 
 function migrator(db: Kysely<any>): Migrator {

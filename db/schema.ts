@@ -176,6 +176,9 @@ export interface DeviceEngineStatesTable {
   pending: ColumnType<PendingCrossingRow[], string | undefined, string>;
   status: 'Moving' | 'Stopped' | 'Off' | 'Inactive' | null;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** Fixes met after the cursor had passed them: evaluated within the late window, or only counted. */
+  late_fixes: ColumnType<number, number | undefined, number>;
+  late_fixes_ignored: ColumnType<number, number | undefined, number>;
 }
 
 /** A crossing waiting out its geofence's dwell time, as the engine stores it. */
@@ -193,6 +196,8 @@ export interface GeofenceChangesTable {
   geofence_id: number;
   account_id: number;
   changed_at: CreatedAt;
+  /** The writing transaction's id (xid8, as text): visible changes are told apart from those still to come. */
+  xid: ColumnType<string, never, never>;
 }
 
 export interface EngineOutboxTable {
@@ -201,6 +206,8 @@ export interface EngineOutboxTable {
   payload: ColumnType<Record<string, unknown>, string, string>;
   created_at: CreatedAt;
   published_at: Timestamp | null;
+  /** A dispatcher publishes the record until then; past it, another may. */
+  claimed_until: Timestamp | null;
 }
 
 /** Telemetry without a fix: alarms, battery, power cut, signal, command answers. */

@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
-import { geofenceChangesAfter, geofenceDwellTimes, lastGeofenceChangeId } from '../db/geofence-changes.ts';
+import { geofenceChangeHorizon, geofenceChangesSince, geofenceDwellTimes, type GeofenceChange } from '../db/geofence-changes.ts';
 import type { DwellRules } from './fence-crossings.ts';
 import { GeofenceIndex } from './geofence/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from './geofence/load-geofence-shapes.ts';
+
+const CHANGES_PER_READ = 10_000;
 
 export interface GeofenceCatalogOptions {
   /** How often the change log is read (it is also read at once on a PostgreSQL notification). */
@@ -13,14 +15,19 @@ export interface GeofenceCatalogOptions {
 
 /**
  * Every account's geofences as membership indexes, kept current: a trigger logs each change to a
- * geofence in `geofence_changes`; this catalog reads the log after the last change it applied and
- * reloads only those geofences. On PostgreSQL a NOTIFY from the same trigger wakes it at once; the
- * poll covers the embedded database and a notification missed while reconnecting.
+ * geofence in `geofence_changes` with its transaction's id; this catalog reads the changes made by
+ * transactions that were still running at its previous read (see geofenceChangesSince: commit order,
+ * not id order) and reloads only the geofences it has not reloaded for that change yet. On PostgreSQL
+ * a NOTIFY from the same trigger wakes it at once; the poll covers the embedded database and a
+ * notification missed while reconnecting.
  */
 export class GeofenceCatalog {
   private readonly indexes = new Map<number, GeofenceIndex>();
   private readonly dwell = new Map<number, { enterMs: number; exitMs: number }>();
-  private lastChange = 0;
+  /** Reads start here: the oldest transaction running at the previous read. */
+  private horizon = '0';
+  /** Changes applied whose transactions are at or after the horizon (they come back in the next read). */
+  private readonly applied = new Map<number, bigint>();
   private timer: NodeJS.Timeout | undefined;
   private listener: { client: pg.PoolClient; release(): void } | undefined;
   private refreshing: Promise<void> | undefined;
@@ -49,7 +56,8 @@ export class GeofenceCatalog {
   }
 
   private async loadAll(): Promise<void> {
-    this.lastChange = await lastGeofenceChangeId(this.db);
+    // Taken before the load: whatever the load does not see was written at or after it.
+    this.horizon = await geofenceChangeHorizon(this.db);
     for (const [accountId, index] of await loadGeofenceShapes(this.db)) this.indexes.set(accountId, index);
     await this.loadDwell();
   }
@@ -72,24 +80,37 @@ export class GeofenceCatalog {
 
   private async applyChanges(): Promise<void> {
     if (this.closed) return;
-    const changes = await geofenceChangesAfter(this.db, this.lastChange, 10_000);
-    if (changes.length === 0) return;
-    // A geofence changed several times is reloaded once, as it is now.
-    const accountOf = new Map(changes.map((c) => [c.geofenceId, c.accountId]));
-    const ids = [...accountOf.keys()];
-    const current = await loadGeofenceShapesById(this.db, ids);
-    for (const [id, accountId] of accountOf) {
-      const found = current.get(id);
-      if (found) {
-        let index = this.indexes.get(found.accountId);
-        if (!index) this.indexes.set(found.accountId, (index = new GeofenceIndex()));
-        index.set(found.shape);
-      } else {
-        this.indexes.get(accountId)?.remove(id);
-      }
+    let nextHorizon: string | undefined;
+    const changes: GeofenceChange[] = [];
+    for (let afterId = 0; ; ) {
+      const page = await geofenceChangesSince(this.db, this.horizon, afterId, CHANGES_PER_READ);
+      // The first page's snapshot is the oldest of this refresh: what it missed, the next refresh reads.
+      nextHorizon ??= page.horizon;
+      for (const c of page.changes) if (!this.applied.has(c.id)) changes.push(c);
+      if (page.changes.length < CHANGES_PER_READ) break;
+      afterId = page.changes[page.changes.length - 1]!.id;
     }
-    await this.loadDwell(ids);
-    this.lastChange = changes[changes.length - 1]!.id;
+    if (changes.length > 0) {
+      // A geofence changed several times is reloaded once, as it is now.
+      const accountOf = new Map(changes.map((c) => [c.geofenceId, c.accountId]));
+      const ids = [...accountOf.keys()];
+      const current = await loadGeofenceShapesById(this.db, ids);
+      for (const [id, accountId] of accountOf) {
+        const found = current.get(id);
+        if (found) {
+          let index = this.indexes.get(found.accountId);
+          if (!index) this.indexes.set(found.accountId, (index = new GeofenceIndex()));
+          index.set(found.shape);
+        } else {
+          this.indexes.get(accountId)?.remove(id);
+        }
+      }
+      await this.loadDwell(ids);
+      for (const c of changes) this.applied.set(c.id, BigInt(c.xid));
+    }
+    this.horizon = nextHorizon!;
+    const horizon = BigInt(this.horizon);
+    for (const [id, xid] of this.applied) if (xid < horizon) this.applied.delete(id);
   }
 
   private async listen(pool: pg.Pool): Promise<void> {

@@ -54,6 +54,34 @@ describe('the geofence catalog', () => {
   });
 });
 
+describe.skipIf(!process.env.DATABASE_URL)('the geofence catalog under concurrent changes (PostgreSQL)', () => {
+  // On the embedded database transactions run one at a time, so two cannot commit out of order.
+  it('applies a change whose transaction got the lower log id but committed last', async () => {
+    const { account } = await fixtures(database.db).tenant();
+    const [early, late] = [
+      await fixtures(database.db).geofence(account.id, 'Early', { kind: 'circle', lat: 19.4, lng: -99.1, radiusMeters: 200 }),
+      await fixtures(database.db).geofence(account.id, 'Late', { kind: 'circle', lat: 19.6, lng: -99.3, radiusMeters: 200 }),
+    ];
+    await catalog.refresh();
+    const slow = await database.pool!.connect();
+    try {
+      // The slow transaction logs its change first (lower id) and commits after the fast one.
+      await slow.query('BEGIN');
+      await slow.query(`UPDATE geofences SET geom = ST_Buffer(ST_SetSRID(ST_MakePoint(-99.15, 19.45), 4326), 0.005), kind = 'polygon' WHERE id = $1`, [early.id]);
+      await database.pool!.query(`UPDATE geofences SET geom = ST_Buffer(ST_SetSRID(ST_MakePoint(-99.35, 19.65), 4326), 0.005), kind = 'polygon' WHERE id = $1`, [late.id]);
+      await catalog.refresh();
+      expect(inside(account.id, 19.65, -99.35)).toContain(late.id);
+      expect(inside(account.id, 19.45, -99.15)).not.toContain(early.id); // not committed yet
+      await slow.query('COMMIT');
+    } finally {
+      slow.release();
+    }
+    await catalog.refresh();
+    expect(inside(account.id, 19.45, -99.15)).toContain(early.id);
+    expect(inside(account.id, 19.4, -99.1)).not.toContain(early.id);
+  });
+});
+
 describe('the outbox dispatcher', () => {
   it('moves each committed event into the webhooks queue once, with the vehicle and geofence names', async () => {
     const make = fixtures(database.db);
