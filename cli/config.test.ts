@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactUrl } from '../runtime/redact-url.ts';
+import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { loadConfig } from './config.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 
@@ -33,8 +34,15 @@ describe('loadConfig', () => {
       onTimeToleranceMinutes: 5,
       trackerPorts: { teltonika: 5027, gt06: 5023, h02: 5013, gl200: 5004, meitrack: 5020, tk103: 5002 },
       osmandPort: 5055,
-      ingest: { idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5 },
-      engine: { etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40, publishEvents: false },
+      ingest: {
+        idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5,
+        maxWaitingRows: 100_000, maxWaitingBytes: 128 * 1024 * 1024, maxConnections: defaultMaxConnections(),
+      },
+      httpMaxConnections: defaultMaxConnections(),
+      engine: {
+        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
+        lateWindowMs: 3_600_000, publishEvents: false, outboxRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
+      },
       demoSeed: 'auto',
       demoSimulate: 'auto',
     });
@@ -65,6 +73,14 @@ describe('loadConfig', () => {
       TRACKER_MAX_BUFFERED_BYTES: '65536',
       INGEST_BATCH_ROWS: '500',
       INGEST_BATCH_DELAY_MS: '2',
+      INGEST_MAX_WAITING_ROWS: '5000',
+      INGEST_MAX_WAITING_BYTES: '2097152',
+      TRACKER_MAX_CONNECTIONS: '900',
+      HTTP_MAX_CONNECTIONS: '300',
+      ENGINE_LATE_WINDOW_S: '600',
+      OUTBOX_RETENTION_DAYS: '30',
+      GEOFENCE_CHANGES_RETENTION_HOURS: '48',
+      PRUNE_INTERVAL_S: '600',
       DEMO_SEED: 'true',
       ETA_REFRESH_S: '10',
       INACTIVITY_SWEEP_S: '15',
@@ -88,8 +104,12 @@ describe('loadConfig', () => {
       onTimeToleranceMinutes: 0,
       trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002 },
       osmandPort: 15055,
-      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2 },
-      engine: { etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30, publishEvents: true },
+      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900 },
+      httpMaxConnections: 300,
+      engine: {
+        etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
+        lateWindowMs: 600_000, publishEvents: true, outboxRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
+      },
       demoSeed: 'true',
       demoSimulate: 'false',
     });
@@ -136,10 +156,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
   });
 
-  it('publishes events by default only when Redis holds the queue', () => {
+  it('publishes events only when told to: nothing consumes the webhooks queue yet, so it would only grow', () => {
     expect(loadConfig({}).engine.publishEvents).toBe(false);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).engine.publishEvents).toBe(true);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', PUBLISH_EVENTS: 'false' }).engine.publishEvents).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).engine.publishEvents).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', PUBLISH_EVENTS: 'true' }).engine.publishEvents).toBe(true);
   });
 
   it('rejects a DEMO_SEED other than auto, true or false', () => {

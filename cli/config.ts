@@ -42,8 +42,13 @@ export interface Config {
     concurrency: number;
     roadFactor: number;
     defaultSpeedKmh: number;
-    /** Move committed events into the webhooks queue (default: only when REDIS_URL is set). */
+    /** Late fixes at most this far behind a device's cursor are evaluated. */
+    lateWindowMs: number;
+    /** Move committed events into the webhooks queue (default off until the webhooks consumer exists). */
     publishEvents: boolean;
+    outboxRetentionMs: number;
+    geofenceChangesRetentionMs: number;
+    pruneIntervalMs: number;
   };
   demoSeed: 'auto' | 'true' | 'false';
   /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
@@ -136,7 +141,12 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'ENGINE_CONCURRENCY', 2, 1, 64),
       roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
-      publishEvents: autoFlag('PUBLISH_EVENTS', env.PUBLISH_EVENTS) === 'auto' ? Boolean(env.REDIS_URL) : env.PUBLISH_EVENTS === 'true',
+      lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,
+      // Nothing consumes the webhooks queue yet: `auto` keeps every event in the outbox instead.
+      publishEvents: autoFlag('PUBLISH_EVENTS', env.PUBLISH_EVENTS) === 'true',
+      outboxRetentionMs: integer(env, 'OUTBOX_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
+      geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
+      pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,
     },
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),

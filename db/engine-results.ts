@@ -103,3 +103,65 @@ export async function insertStatusChanges(
     ORDER BY c.n
   `.execute(trx);
 }
+
+/**
+ * A device's stored crossings around a window: the geofences it was inside just before `from` (its
+ * last stored crossing of each before then was an enter), and its crossings from `from` through `to`.
+ */
+export async function storedCrossingsAround(
+  trx: Db,
+  deviceId: number,
+  from: Date,
+  to: Date,
+): Promise<{ insideBefore: Set<number>; crossings: Array<{ geofenceId: number; type: 'enter' | 'exit'; fixTime: number }> }> {
+  const before = await sql<{ geofence_id: number; type: 'enter' | 'exit' }>`
+    SELECT DISTINCT ON (geofence_id) geofence_id, type FROM geofence_events
+    WHERE device_id = ${deviceId} AND fix_time < ${from.toISOString()}::timestamptz
+    ORDER BY geofence_id, fix_time DESC, (type = 'enter') DESC
+  `.execute(trx);
+  const within = await sql<{ geofence_id: number; type: 'enter' | 'exit'; fix_time: Date }>`
+    SELECT geofence_id, type, fix_time FROM geofence_events
+    WHERE device_id = ${deviceId} AND fix_time >= ${from.toISOString()}::timestamptz AND fix_time <= ${to.toISOString()}::timestamptz
+    ORDER BY fix_time, (type = 'enter'), id
+  `.execute(trx);
+  return {
+    insideBefore: new Set(before.rows.filter((r) => r.type === 'enter').map((r) => r.geofence_id)),
+    crossings: within.rows.map((r) => ({ geofenceId: r.geofence_id, type: r.type, fixTime: r.fix_time.getTime() })),
+  };
+}
+
+/**
+ * Visits for excursions found late: an excursion inside a geofence is a visit of its own; one outside
+ * a geofence the device was in splits that visit in two (closed at the exit, and a new one from the
+ * re-entry carrying the old exit).
+ */
+export async function recordExcursionVisits(
+  trx: Db,
+  excursions: Array<{ deviceId: number; geofenceId: number; into: { type: 'enter' | 'exit'; fixTime: Date }; back: { fixTime: Date } }>,
+): Promise<void> {
+  for (const e of excursions) {
+    if (e.into.type === 'enter') {
+      await sql`
+        INSERT INTO geofence_visits (device_id, geofence_id, entry_time, exit_time)
+        VALUES (${e.deviceId}, ${e.geofenceId}, ${e.into.fixTime.toISOString()}::timestamptz, ${e.back.fixTime.toISOString()}::timestamptz)
+        ON CONFLICT DO NOTHING
+      `.execute(trx);
+      continue;
+    }
+    const { rows } = await sql<{ id: number; exit_time: Date | null }>`
+      SELECT id, exit_time FROM geofence_visits
+      WHERE device_id = ${e.deviceId} AND geofence_id = ${e.geofenceId} AND entry_time <= ${e.into.fixTime.toISOString()}::timestamptz
+        AND (exit_time IS NULL OR exit_time >= ${e.back.fixTime.toISOString()}::timestamptz)
+      ORDER BY entry_time DESC LIMIT 1
+    `.execute(trx);
+    const visit = rows[0];
+    if (!visit) continue;
+    // Closed first, so the device never holds two open visits of the geofence.
+    await sql`UPDATE geofence_visits SET exit_time = ${e.into.fixTime.toISOString()}::timestamptz WHERE id = ${visit.id}`.execute(trx);
+    await sql`
+      INSERT INTO geofence_visits (device_id, geofence_id, entry_time, exit_time)
+      VALUES (${e.deviceId}, ${e.geofenceId}, ${e.back.fixTime.toISOString()}::timestamptz, ${visit.exit_time?.toISOString() ?? null}::timestamptz)
+      ON CONFLICT DO NOTHING
+    `.execute(trx);
+  }
+}

@@ -12,7 +12,7 @@ export interface LockedEngineState {
 }
 
 /**
- * Locks the engine state of each device that has a fix past its cursor (creating the state on first
+ * Locks the engine state of each device that has a fix past its cursor or a listed late fix (creating the state on first
  * sight), in device order so two workers given overlapping devices wait for each other instead of
  * deadlocking. Held until the transaction ends: whoever holds it is the only one evaluating that
  * device. A device whose newest stored fix is not past its cursor has nothing to evaluate (an older
@@ -32,7 +32,9 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
     JOIN device_states latest ON latest.device_id = s.device_id
-    WHERE s.device_id = ANY(${ids}::int[]) AND latest.fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
+    WHERE s.device_id = ANY(${ids}::int[])
+      AND (latest.fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
+        OR EXISTS (SELECT 1 FROM late_fixes l WHERE l.device_id = s.device_id))
     ORDER BY s.device_id
     FOR UPDATE OF s
   `.execute(trx);
@@ -112,12 +114,14 @@ export async function markInactive(trx: Db, inactiveAfterMinutes: number): Promi
   return rows.map((r) => ({ deviceId: r.device_id, from: r.previous, at: r.at }));
 }
 
-/** Devices with stored fixes newer than their engine cursor: what a lost signal would leave behind. */
+/** Devices with stored fixes newer than their engine cursor, or listed late fixes: what a lost signal would leave behind. */
 export async function devicesBehind(db: Db, limit: number): Promise<number[]> {
   const { rows } = await sql<{ device_id: number }>`
     SELECT s.device_id FROM device_states s LEFT JOIN device_engine_states e ON e.device_id = s.device_id
     WHERE s.fix_time IS NOT NULL AND (e.cursor_fix_time IS NULL OR s.fix_time > e.cursor_fix_time)
-    ORDER BY s.device_id LIMIT ${limit}
+    UNION
+    SELECT DISTINCT device_id FROM late_fixes
+    ORDER BY device_id LIMIT ${limit}
   `.execute(db);
   return rows.map((r) => r.device_id);
 }

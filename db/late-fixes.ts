@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { Db } from './database.ts';
 import type { StoredFix } from './position-batches.ts';
 
 /**
@@ -22,4 +23,68 @@ export function upsertListingLateFixesSql(upsert: RawBuilder<unknown>, fixes: St
       AND NOT EXISTS (SELECT 1 FROM positions p WHERE p.device_id = f.device_id AND p.fix_time = f.fix_time)
     ON CONFLICT DO NOTHING
   `;
+}
+
+/** Deletes entries received before `olderThan`, at most `limit`; returns how many went. */
+export async function pruneLateFixes(db: Db, olderThan: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM late_fixes WHERE (device_id, fix_time) IN (
+        SELECT device_id, fix_time FROM late_fixes WHERE received_at < ${olderThan.toISOString()}::timestamptz LIMIT ${limit}
+      ) RETURNING 1
+    ) SELECT count(*)::int AS n FROM gone
+  `.execute(db);
+  return rows[0]!.n;
+}
+
+/**
+ * Takes the listed late fixes of these devices off the list (inside the engine's transaction, so
+ * they come back if it fails), as fix times in ms per device.
+ */
+export async function takeLateFixes(trx: Db, deviceIds: number[]): Promise<Map<number, number[]>> {
+  const { rows } = await sql<{ device_id: number; fix_time: Date }>`
+    DELETE FROM late_fixes WHERE device_id = ANY(${deviceIds}::int[]) RETURNING device_id, fix_time
+  `.execute(trx);
+  const byDevice = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = byDevice.get(r.device_id);
+    if (list) list.push(r.fix_time.getTime());
+    else byDevice.set(r.device_id, [r.fix_time.getTime()]);
+  }
+  return byDevice;
+}
+
+export interface WindowPosition {
+  fixTime: Date;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+}
+
+/**
+ * A device's positions from the last one before `from` (the evaluated fix a late run starts after)
+ * through `to`, oldest first.
+ */
+export async function positionsAround(trx: Db, deviceId: number, from: Date, to: Date): Promise<WindowPosition[]> {
+  const { rows } = await sql<{ fix_time: Date; valid: boolean; latitude: number; longitude: number }>`
+    SELECT fix_time, valid, latitude, longitude FROM positions
+    WHERE device_id = ${deviceId}
+      AND fix_time >= coalesce(
+        (SELECT max(fix_time) FROM positions WHERE device_id = ${deviceId} AND fix_time < ${from.toISOString()}::timestamptz),
+        ${from.toISOString()}::timestamptz)
+      AND fix_time <= ${to.toISOString()}::timestamptz
+    ORDER BY fix_time
+  `.execute(trx);
+  return rows.map((r) => ({ fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude }));
+}
+
+/** Adds to each device's counts of late fixes evaluated and of those too old to be. */
+export async function countLateFixes(trx: Db, counts: Array<{ deviceId: number; evaluated: number; ignored: number }>): Promise<void> {
+  if (counts.length === 0) return;
+  await sql`
+    UPDATE device_engine_states s SET late_fixes = s.late_fixes + c.evaluated, late_fixes_ignored = s.late_fixes_ignored + c.ignored
+    FROM unnest(${counts.map((c) => c.deviceId)}::int[], ${counts.map((c) => c.evaluated)}::int[], ${counts.map((c) => c.ignored)}::int[])
+      AS c(device_id, evaluated, ignored)
+    WHERE s.device_id = c.device_id
+  `.execute(trx);
 }

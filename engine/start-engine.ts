@@ -9,6 +9,7 @@ import type { EtaSettings } from './travel-eta.ts';
 import { dispatchOutbox } from './workers/dispatch-outbox.ts';
 import { evaluateDevices } from './workers/evaluate-devices.ts';
 import { refreshEtas } from './workers/refresh-etas.ts';
+import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 
 export const ENGINE_QUEUE = 'fleetcore-engine';
@@ -23,8 +24,13 @@ export interface EngineSettings {
   /** Engine jobs run at once in this process. */
   concurrency: number;
   fixesPerDevice: number;
+  /** Late fixes at most this far behind a device's cursor are evaluated; older ones are only counted. */
+  lateWindowMs: number;
   /** Move committed events from the outbox into the webhooks queue. */
   publishEvents: boolean;
+  /** How long what the engine has finished with is kept, and how often it is pruned. */
+  retention: Retention;
+  pruneIntervalMs: number;
 }
 
 export interface RunningEngine {
@@ -61,7 +67,12 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
       case 'devices': {
         const deviceIds = (data.deviceIds as number[]) ?? [];
         for (let i = 0; i < deviceIds.length; i += 500) {
-          const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), { status: settings.status, fixesPerDevice: settings.fixesPerDevice });
+          const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), {
+            status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
+          });
+          if (outcome.late.evaluated + outcome.late.ignored > 0) {
+            log.info('late fixes: stored after newer ones had been evaluated', { ...outcome.late, windowS: settings.lateWindowMs / 1000 });
+          }
           if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
           if (outcome.progressedTravels.length > 0) await refreshEtas(db, etaSettings, outcome.progressedTravels);
           if (outcome.events > 0) await dispatchSoon();
@@ -89,6 +100,11 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
         if (settings.publishEvents) await dispatchOutbox(db, webhooks);
         return;
       }
+      case 'prune': {
+        const pruned = await pruneEngineHistory(db, settings.retention);
+        if (pruned.outbox + pruned.geofenceChanges + pruned.lateFixes > 0) log.info('pruned what the engine has finished with', pruned);
+        return;
+      }
       default:
         log.warn('unknown engine job ignored', { name: job.name, id: job.id });
     }
@@ -101,6 +117,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   await queue.repeat('eta-refresh', settings.etaRefreshMs);
   await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
   if (settings.publishEvents) await queue.repeat('outbox-dispatch', 5_000);
+  await queue.repeat('prune', settings.pruneIntervalMs);
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
   const behind = await devicesBehind(db, 50_000);
   for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });

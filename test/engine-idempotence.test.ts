@@ -12,7 +12,7 @@ import { openTestDatabase, type TestDatabase } from './support/test-database.ts'
 // same devices at once, a worker that dies mid-job. The reference is the pure evaluation of each
 // device's fixes in the order they were committed.
 
-const SETTINGS: EvaluationSettings = { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 1000 };
+const SETTINGS: EvaluationSettings = { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 1000, lateWindowMs: 3_600_000 };
 let database: TestDatabase;
 let catalog: GeofenceCatalog;
 

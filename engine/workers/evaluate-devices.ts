@@ -6,11 +6,14 @@ import { classifyDeviceStatus, type DeviceStatusThresholds } from '../device-sta
 import { evaluateFixes, type Crossing } from '../fence-crossings.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import { arrivalsFromCrossings } from '../travel-progress.ts';
+import { evaluateLateFixes } from './evaluate-late-fixes.ts';
 
 export interface EvaluationSettings {
   status: DeviceStatusThresholds;
   /** Fixes read per device per transaction; a device with more is evaluated again at once. */
   fixesPerDevice: number;
+  /** Late fixes at most this far behind a device's cursor are evaluated; older ones are only counted. */
+  lateWindowMs: number;
 }
 
 export interface EvaluationOutcome {
@@ -19,6 +22,7 @@ export interface EvaluationOutcome {
   events: number;
   /** Travels whose waypoints changed: their ETAs are worth refreshing now. */
   progressedTravels: number[];
+  late: { evaluated: number; ignored: number };
 }
 
 /**
@@ -31,10 +35,9 @@ export interface EvaluationOutcome {
 export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceIds: number[], settings: EvaluationSettings): Promise<EvaluationOutcome> {
   return db.transaction().execute(async (trx) => {
     const states = await lockEngineStates(trx, deviceIds);
-    if (states.length === 0) return { unfinished: [], events: 0, progressedTravels: [] };
+    if (states.length === 0) return { unfinished: [], events: 0, progressedTravels: [], late: { evaluated: 0, ignored: 0 } };
     const ids = states.map((s) => s.deviceId);
     const fixes = await fixesAfterCursors(trx, ids, settings.fixesPerDevice);
-    if (fixes.length === 0) return { unfinished: [], events: 0, progressedTravels: [] };
     const byDevice = new Map<number, NewFix[]>();
     for (const f of fixes) {
       const list = byDevice.get(f.deviceId);
@@ -93,7 +96,15 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     await recordVisits(trx, crossings);
     await insertStatusChanges(trx, statusChanges);
     await saveEngineStates(trx, updates);
-    return { unfinished, events, progressedTravels };
+    // After the fixes in order, so the late ones are read against a timeline that includes them.
+    const cursorAfter = new Map(updates.map((u) => [u.deviceId, u.cursor]));
+    const late = await evaluateLateFixes(
+      trx,
+      catalog,
+      states.map((s) => ({ deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor, cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor })),
+      settings.lateWindowMs,
+    );
+    return { unfinished, events: events + late.events, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored } };
   });
 }
 

@@ -34,7 +34,7 @@ export async function recordCrossingsThroughEngine(database: DatabaseHandle, cro
   const catalog = await GeofenceCatalog.open(database.db, silentLogger, undefined, { pollMs: 60_000 });
   try {
     const devices = [...new Set(crossings.map((c) => c.deviceId))];
-    await evaluateDevices(database.db, catalog, devices, { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 10_000 });
+    await evaluateDevices(database.db, catalog, devices, { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 10_000, lateWindowMs: 3_600_000 });
   } finally {
     await catalog.close();
   }

@@ -19,7 +19,10 @@ export const ENGINE_TEST_SETTINGS: EngineSettings = {
   geofencePollMs: 100,
   concurrency: 2,
   fixesPerDevice: 1000,
+  lateWindowMs: 3_600_000,
   publishEvents: true,
+  retention: { outboxMs: 7 * 86_400_000, geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 },
+  pruneIntervalMs: 3_600_000,
 };
 
 /** A queue backend of the test's own: BullMQ with a unique prefix when REDIS_URL is set, in-process otherwise. */
