@@ -9,6 +9,8 @@ export interface LockedEngineState {
   inside: number[];
   pending: PendingCrossingRow[];
   status: string | null;
+  /** Listed late fixes wait for this device. */
+  hasLateFixes: boolean;
 }
 
 /**
@@ -27,19 +29,21 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
     SELECT d.id FROM devices d WHERE d.id = ANY(${ids}::int[]) ORDER BY d.id
     ON CONFLICT (device_id) DO NOTHING
   `.execute(trx);
-  const { rows } = await sql<{ device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null }>`
-    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status
+  const { rows } = await sql<{
+    device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
+  }>`
+    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
     JOIN device_states latest ON latest.device_id = s.device_id
+    CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM late_fixes l WHERE l.device_id = s.device_id) AS has_late) late
     WHERE s.device_id = ANY(${ids}::int[])
-      AND (latest.fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
-        OR EXISTS (SELECT 1 FROM late_fixes l WHERE l.device_id = s.device_id))
+      AND (latest.fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz) OR late.has_late)
     ORDER BY s.device_id
     FOR UPDATE OF s
   `.execute(trx);
   return rows.map((r) => ({
-    deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status,
+    deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
   }));
 }
 

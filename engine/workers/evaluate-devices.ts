@@ -101,7 +101,9 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     const late = await evaluateLateFixes(
       trx,
       catalog,
-      states.map((s) => ({ deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor, cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor })),
+      states
+        .filter((s) => s.hasLateFixes)
+        .map((s) => ({ deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor, cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor })),
       settings.lateWindowMs,
     );
     return { unfinished, events: events + late.events, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored } };
