@@ -37,6 +37,7 @@ export function errorResponses<S extends number>(...extra: Array<[S, string]>) {
     401: { description: 'API key missing, invalid, revoked or expired', content: errorContent },
     403: { description: 'The API key lacks the permission this endpoint needs', content: errorContent },
     429: { description: 'Rate limit exceeded; see Retry-After', content: errorContent },
+    500: { description: 'Unexpected failure, such as the database being unreachable', content: errorContent },
   };
   for (const [status, description] of extra) responses[status] = { description, content: errorContent };
   return responses;

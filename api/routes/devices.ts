@@ -31,7 +31,7 @@ const oneStatus = createRoute({
   },
   responses: {
     200: { description: 'Device status', content: { 'application/json': { schema: envelopeSchema(DeviceStatusSchema, 'DeviceStatusResponse') } } },
-    ...errorResponses([404, 'Device not found or no access']),
+    ...errorResponses([400, 'Invalid device id: longer than 64 characters, or holding a NUL'], [404, 'Device not found or no access']),
   },
 });
 

@@ -52,7 +52,11 @@ const create = createRoute({
   request: { body: { required: true, content: json(CreateTravelBody) } },
   responses: {
     200: { description: 'The travel, Scheduled', content: json(envelopeSchema(TravelSchema, 'TravelResponse')) },
-    ...errorResponses([400, 'Vehicle not found, Geofence not found, Active travel exists, Invalid date format, or an invalid body'], [413, 'Body too large']),
+    ...errorResponses(
+      [400, 'Vehicle not found, Geofence not found, Active travel exists, Invalid date format, or an invalid body'],
+      [413, 'Body too large'],
+      [415, 'Body not sent as application/json'],
+    ),
   },
 });
 
@@ -95,7 +99,8 @@ const cancel = createRoute({
   request: { params: travelId },
   responses: {
     200: { description: 'Cancelled', content: json(envelopeSchema(CancelledSchema, 'TravelCancelledResponse')) },
-    ...errorResponses([400, 'The travel is Completed or Cancelled, or the id is invalid'], [404, 'Travel not found']),
+    // The limit on bodies holds for every request, so even this operation, which reads none, can answer 413.
+    ...errorResponses([400, 'The travel is Completed or Cancelled, or the id is invalid'], [404, 'Travel not found'], [413, 'Body too large']),
   },
 });
 

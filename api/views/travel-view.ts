@@ -10,6 +10,12 @@ export const TimeObjectSchema = z
   })
   .openapi('TimeObject');
 
+/**
+ * A time object or null, as a union: `.nullable()` on a registered schema is rendered as
+ * `allOf: [{$ref}, {type: [object, null]}]`, which no null satisfies.
+ */
+const nullableTime = (description: string) => z.union([TimeObjectSchema, z.null()]).openapi({ description });
+
 const STATUS = z.enum(['Scheduled', 'In progress', 'Completed', 'Cancelled']);
 
 export const WaypointSchema = z
@@ -18,8 +24,8 @@ export const WaypointSchema = z
     geofence: z.string().openapi({ example: 'Warehouse North' }),
     status: z.enum(['Completed', 'Pending', 'Cancelled']),
     expectedArrival: TimeObjectSchema,
-    arrivedAt: TimeObjectSchema.nullable(),
-    estimatedArrival: TimeObjectSchema.nullable(),
+    arrivedAt: nullableTime('null until the vehicle reaches the waypoint'),
+    estimatedArrival: nullableTime('Live ETA of the waypoint; null until the engine computes one, and once the waypoint is reached'),
     delayMinutes: z.number().int().nullable().openapi({ description: 'Positive late, negative early' }),
     timing: z.string().openapi({ example: '+7 min late (est.)' }),
   })

@@ -1,0 +1,343 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../api/app.ts';
+import { hashApiKey, issueApiKey } from '../api/auth/api-key-token.ts';
+import type { Permission } from '../api/auth/permissions.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
+import type { Database } from '../db/schema.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { buildConformanceScene, travelBody, type ConformanceScene } from './support/openapi-conformance-scene.ts';
+import { nullableIntersections } from './support/openapi-nullable-intersections.ts';
+import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
+import { openApiResponseValidator } from './support/openapi-response-validator.ts';
+import { startTestApp, TEST_CONFIG, type TestApp } from './support/test-app.ts';
+
+/**
+ * Every answer of every documented operation, success and error, checked against the schema the served
+ * OpenAPI document declares for its operation, status and content type. An operation the document
+ * lists without cases here, or a status it lists that no case produces, fails the last test.
+ */
+
+interface HttpRequest {
+  path: string;
+  method?: string;
+  /** A string is sent as it is; anything else as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface Case {
+  status: number;
+  what: string;
+  request(s: ConformanceScene): HttpRequest;
+  /** The key sent; by default one holding only the operation's permission. Undefined sends none. */
+  key?(s: ConformanceScene, permission: Permission): string | undefined;
+  /** Another app on the same database: one whose rate limit the key has used up, or one whose database is down. */
+  via?: 'rate-limited' | 'database-down';
+  /** What the answer must show for the case to prove what it claims. */
+  shows?(body: any): void;
+}
+
+const oversized = (bytes: number) => JSON.stringify({ pad: 'x'.repeat(bytes) });
+const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toMatch(pattern);
+const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
+
+/** Per documented operation: the permission it needs and its own cases; the first 200 is its sample request. */
+const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
+  'GET /devices/status': {
+    permission: 'devices:read',
+    cases: [
+      {
+        status: 200,
+        what: 'devices with every field, with a bare fix and with none',
+        request: () => ({ path: '/devices/status' }),
+        shows: (body) => {
+          const byName = new Map(body.data.map((d: any) => [d.name, d]));
+          noneNull(byName.get('Reporting truck') as any);
+          expect(byName.get('Silent truck')).toMatchObject({ latitude: null, lastReportUtc: null });
+          expect(byName.get('Bare fix truck')).toMatchObject({ latitude: 19.4, speedKmh: null });
+        },
+      },
+    ],
+  },
+  'GET /devices/{deviceId}/status': {
+    permission: 'devices:read',
+    cases: [
+      { status: 200, what: 'a device with every field', request: (s) => ({ path: `/devices/${s.devices.reporting.imei}/status` }), shows: (body) => noneNull(body.data) },
+      {
+        status: 200,
+        what: 'a device that never reported',
+        request: (s) => ({ path: `/devices/${s.devices.silent.imei}/status` }),
+        shows: (body) => expect(body.data).toMatchObject({ latitude: null, heading: null, lastReportUtc: null, minutesSinceReport: null }),
+      },
+      { status: 400, what: 'an id over 64 characters', request: () => ({ path: `/devices/${'9'.repeat(65)}/status` }) },
+      { status: 400, what: 'a NUL in the id', request: () => ({ path: '/devices/86%00123/status' }), shows: errorMatching(/NUL/) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/devices/000000000000000/status' }) },
+    ],
+  },
+  'GET /geofences': {
+    permission: 'geofences:read',
+    cases: [{ status: 200, what: 'a polygon and a circle', request: () => ({ path: '/geofences' }), shows: (body) => expect(body.data).toHaveLength(2) }],
+  },
+  'GET /reports/geofences': {
+    permission: 'reports:read',
+    cases: [
+      {
+        status: 200,
+        what: 'summary, events and visits, one visit still open',
+        request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01' }),
+        shows: (body) => {
+          expect(body.data.summary.length).toBeGreaterThan(0);
+          expect(body.data.events.length).toBeGreaterThan(0);
+          expect(body.data.visits.map((v: any) => v.exitTime === null).sort()).toEqual([false, true]);
+        },
+      },
+      {
+        status: 200,
+        what: 'the summary alone',
+        request: (s) => ({ path: `/reports/geofences?from=2024-05-01&to=2024-05-01&include=summary&geofenceIds=${s.geofences.warehouse}` }),
+        shows: (body) => expect(Object.keys(body.data).sort()).toEqual(['deviceCount', 'geofenceCount', 'included', 'range', 'summary']),
+      },
+      { status: 400, what: 'no to', request: () => ({ path: '/reports/geofences?from=2024-05-01' }) },
+      { status: 400, what: 'an unknown section', request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01&include=routes' }) },
+      { status: 404, what: 'an unknown device', request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01&deviceIds=000000000000000' }) },
+      { status: 404, what: 'an unknown geofence', request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01&geofenceIds=999999999' }) },
+    ],
+  },
+  'POST /travels': {
+    permission: 'travels:write',
+    cases: [
+      {
+        status: 200,
+        what: 'a new travel',
+        request: (s) => ({ path: '/travels', method: 'POST', body: travelBody(s.devices.spare.name) }),
+        shows: (body) => expect(body.data.waypoints.map((w: any) => w.arrivedAt)).toEqual([null, null, null]),
+      },
+      { status: 400, what: 'a body without its fields', request: () => ({ path: '/travels', method: 'POST', body: {} }), shows: errorMatching(/vehicle is required/) },
+      { status: 400, what: 'malformed JSON', request: () => ({ path: '/travels', method: 'POST', body: '{"vehicle": ' }), shows: errorMatching(/Malformed JSON/) },
+      { status: 400, what: 'an unknown vehicle', request: () => ({ path: '/travels', method: 'POST', body: travelBody('No such truck') }), shows: errorMatching(/Vehicle not found/) },
+      {
+        status: 400,
+        what: 'an arrival before the start',
+        request: (s) => ({ path: '/travels', method: 'POST', body: { ...travelBody(s.devices.spare.name), startTime: '01/05/2030 10:00' } }),
+        shows: errorMatching(/earlier than startTime/),
+      },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/travels', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      {
+        status: 415,
+        what: 'a text/plain body',
+        request: (s) => ({ path: '/travels', method: 'POST', body: JSON.stringify(travelBody(s.devices.spare.name)), headers: { 'Content-Type': 'text/plain' } }),
+      },
+    ],
+  },
+  'GET /travels': {
+    permission: 'travels:read',
+    cases: [
+      {
+        status: 200,
+        what: 'an in-progress travel with a live estimate and a scheduled one without',
+        request: () => ({ path: '/travels' }),
+        shows: (body) => {
+          const delays = body.data.map((travel: any) => travel.delayMinutes);
+          expect(delays).toContain(null);
+          expect(delays.some((d: unknown) => typeof d === 'number')).toBe(true);
+        },
+      },
+    ],
+  },
+  'GET /travels/{id}': {
+    permission: 'travels:read',
+    cases: [
+      {
+        status: 200,
+        what: 'waypoints reached, estimated and not yet estimated',
+        request: (s) => ({ path: `/travels/${s.travels.inProgress}` }),
+        shows: (body) => {
+          const waypoints = body.data.waypoints;
+          expect(waypoints.map((w: any) => w.arrivedAt === null)).toEqual([false, true, true]);
+          expect(waypoints.map((w: any) => w.estimatedArrival === null)).toEqual([true, false, true]);
+        },
+      },
+      {
+        status: 200,
+        what: 'a cancelled travel',
+        request: (s) => ({ path: `/travels/${s.travels.cancelled}` }),
+        shows: (body) => expect(body.data.status).toBe('Cancelled'),
+      },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/travels/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/travels/999999999' }) },
+    ],
+  },
+  'DELETE /travels/{id}': {
+    permission: 'travels:write',
+    cases: [
+      { status: 200, what: 'a scheduled travel', request: (s) => ({ path: `/travels/${s.travels.toCancel}`, method: 'DELETE' }) },
+      { status: 400, what: 'a travel already cancelled', request: (s) => ({ path: `/travels/${s.travels.cancelled}`, method: 'DELETE' }), shows: errorMatching(/cannot be cancelled/) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/travels/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/travels/999999999', method: 'DELETE' }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/travels/${s.travels.scheduled}`, method: 'DELETE', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+    ],
+  },
+};
+
+/** Answers every authenticated operation shares, sent as the operation's sample request. */
+const SHARED_CASES: Array<Omit<Case, 'request'> & { headers?: Record<string, string> }> = [
+  { status: 401, what: 'no API key', key: () => undefined },
+  { status: 401, what: 'an Authorization header that is not Bearer', key: () => undefined, headers: { Authorization: 'Basic Zm9vOmJhcg==' } },
+  { status: 401, what: 'a well-formed key never stored', key: () => issueApiKey('live').key },
+  { status: 401, what: 'an expired key', key: (s) => s.expired, shows: errorMatching(/expired/) },
+  { status: 403, what: 'a key with every permission but this one', key: (s, permission) => s.allBut[permission], shows: errorMatching(/lacks/) },
+  { status: 429, what: 'a key whose rate limit is used up', via: 'rate-limited', shows: errorMatching(/Rate limit/) },
+  { status: 500, what: 'the database unreachable', via: 'database-down', shows: errorMatching(/Internal server error/) },
+];
+
+/**
+ * Documented statuses no request here can produce, each with the reason. Keep it short: a status
+ * that can be produced belongs in the cases above.
+ */
+const NOT_REPRODUCIBLE: Record<string, string> = {};
+
+function casesOf(id: string): Case[] {
+  const { cases } = OPERATIONS[id]!;
+  const sample = cases.find((c) => c.status === 200)!.request;
+  const shared = SHARED_CASES.map(({ headers, ...shared }): Case => ({
+    ...shared,
+    request: (s) => {
+      const request = sample(s);
+      return { ...request, headers: { ...request.headers, ...headers } };
+    },
+  }));
+  return [...cases, ...shared];
+}
+
+const TABLE = Object.keys(OPERATIONS).flatMap((id) => casesOf(id).map((c) => ({ id, name: `${id} → ${c.status} for ${c.what}`, case: c })));
+
+let t: TestApp;
+let scene: ConformanceScene;
+let doc: OpenApiDocument;
+let responses: ReturnType<typeof openApiResponseValidator>;
+let rateLimited: { app: App; limiter: ReturnType<typeof createMemoryRateLimiter> };
+let databaseDown: { app: App; db: Kysely<Database> };
+/** Statuses each operation really answered, whatever the case expected. */
+const answered = new Map<string, Set<number>>();
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const served = await t.call('/api/v1/openapi.json');
+  expect(served.status).toBe(200);
+  doc = (await served.json()) as OpenApiDocument;
+  responses = openApiResponseValidator(doc);
+  scene = await buildConformanceScene(t);
+
+  const config = TEST_CONFIG;
+  // Both on the same database as the main app, so the scene's keys authenticate there too.
+  const limiter = createMemoryRateLimiter(1, 60_000);
+  rateLimited = { app: createApp({ db: t.database.db, log: silentLogger, rateLimiter: limiter, config }), limiter };
+  // A socket directory that does not exist: every query fails at once, as when the server is down.
+  const pool = new pg.Pool({ host: '/nonexistent/fleetcore-database-down', max: 1, connectionTimeoutMillis: 1000 });
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  databaseDown = { app: createApp({ db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config }), db };
+});
+
+afterAll(async () => {
+  await rateLimited?.limiter.close();
+  await databaseDown?.db.destroy();
+  await t?.close();
+});
+
+async function send(id: string, c: Case) {
+  const { permission } = OPERATIONS[id]!;
+  const request = c.request(scene);
+  const key = c.key ? c.key(scene, permission) : scene.only[permission];
+  const headers: Record<string, string> = { ...request.headers };
+  if (key && !headers.Authorization) headers.Authorization = `Bearer ${key}`;
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  let app: App = t.app;
+  if (c.via === 'rate-limited') {
+    app = rateLimited.app;
+    await rateLimited.limiter.hit(hashApiKey(key!));
+  } else if (c.via === 'database-down') {
+    app = databaseDown.app;
+  }
+  const res = await app.request(`/api/v1${request.path}`, { method: request.method ?? 'GET', headers, body });
+  const text = await res.text();
+  const contentType = res.headers.get('Content-Type');
+  return { status: res.status, contentType, text, body: text === '' ? undefined : /json/i.test(contentType ?? '') ? JSON.parse(text) : text };
+}
+
+describe('the served OpenAPI document', () => {
+  // The validator refuses Ajv's strict mode on its own meta-schemas, and its 3.1 schema leaves Schema
+  // Objects unchecked: the next test compiles every one of them in strict mode.
+  it('is valid OpenAPI 3.1 for @seriousme/openapi-schema-validator, references included', async () => {
+    const validator = new Validator({ allErrors: true });
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('holds only schemas Ajv accepts as JSON Schema 2020-12 in strict mode', () => {
+    expect(responses.schemaProblems()).toEqual([]);
+  });
+
+  it('declares no nullable field that no null can satisfy', () => {
+    expect(nullableIntersections(doc)).toEqual([]);
+  });
+
+  it('is checked by a validator that refuses what breaks it', () => {
+    const travel = { travelId: 1, vehicle: 'v', status: 'Scheduled', timezone: 'UTC', progress: 0, totalWaypoints: 0, completedWaypoints: 0, startTime: { local: 'a', utc: 'b' }, waypoints: [] };
+    const answer = { method: 'GET', path: '/travels/{id}', status: 200, contentType: 'application/json', body: { success: true, data: travel, error: null, timestamp: new Date().toISOString() } };
+    expect(responses.problems(answer)).toEqual([]);
+    expect(responses.problems({ ...answer, body: { ...answer.body, data: { ...travel, startTime: null } } })).not.toEqual([]);
+    expect(responses.problems({ ...answer, body: { ...answer.body, timestamp: 'yesterday' } })).not.toEqual([]);
+    expect(responses.problems({ ...answer, status: 418 })[0]).toMatch(/does not list/);
+    expect(responses.problems({ ...answer, contentType: 'text/plain' })[0]).toMatch(/answered text\/plain/);
+    expect(responses.problems({ ...answer, path: '/nowhere' })[0]).toMatch(/not in the document/);
+  });
+});
+
+describe('every answer conforms to the document', () => {
+  for (const { id, name, case: c } of TABLE) {
+    it(name, async () => {
+      const operation = documentedOperations(doc).find((o) => o.id === id);
+      expect(operation, `${id} has cases but is not in the document`).toBeDefined();
+      const answer = await send(id, c);
+      if (!answered.has(id)) answered.set(id, new Set());
+      answered.get(id)!.add(answer.status);
+      expect(answer.status, answer.text.slice(0, 500)).toBe(c.status);
+      expect(responses.problems({ method: operation!.method, path: operation!.path, ...answer })).toEqual([]);
+      c.shows?.(answer.body);
+    });
+  }
+
+  it('covers every documented operation with a success and every documented status', () => {
+    const gaps: string[] = [];
+    const operations = documentedOperations(doc);
+    const seen = (id: string, status: string) =>
+      [...(answered.get(id) ?? [])].some((code) => String(code) === status || `${String(code)[0]}XX` === status || status === 'default');
+    for (const operation of operations) {
+      if (!OPERATIONS[operation.id]) {
+        gaps.push(`${operation.id}: no cases; add it to OPERATIONS in this file`);
+        continue;
+      }
+      if (![...(answered.get(operation.id) ?? [])].some((code) => code >= 200 && code < 300)) gaps.push(`${operation.id}: no success answered`);
+      for (const status of operation.statuses) {
+        const reason = NOT_REPRODUCIBLE[`${operation.id} ${status}`];
+        if (seen(operation.id, status) && reason) gaps.push(`${operation.id} ${status}: listed as not reproducible, yet a case produced it`);
+        if (!seen(operation.id, status) && !reason) gaps.push(`${operation.id} ${status}: documented, but no case produced it`);
+      }
+    }
+    for (const entry of Object.keys(NOT_REPRODUCIBLE)) {
+      const [method, path, status] = entry.split(' ');
+      if (!operations.find((o) => o.id === `${method} ${path}`)?.statuses.includes(status!)) gaps.push(`${entry}: listed as not reproducible but not documented`);
+    }
+    expect(gaps).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+import { PERMISSIONS, type Permission } from '../../api/auth/permissions.ts';
+import { TravelStatus, type Device } from '../../db/schema.ts';
+import { recordCrossingsThroughEngine } from './engine-crossings.ts';
+import { square } from './fixtures.ts';
+import type { TestApp } from './test-app.ts';
+
+/** One tenant whose data makes every nullable field of every answer come out both null and not null. */
+export interface ConformanceScene {
+  /** Per permission: a key holding only it, and a key holding every other permission. */
+  only: Record<Permission, string>;
+  allBut: Record<Permission, string>;
+  expired: string;
+  devices: Record<'reporting' | 'bare' | 'silent' | 'spare' | 'dispatch' | 'route', Device>;
+  geofences: { warehouse: number; polanco: number };
+  travels: { inProgress: number; scheduled: number; cancelled: number; toCancel: number };
+}
+
+/** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
+const mx = (local: string) => new Date(`${local}:00-06:00`);
+
+export const travelBody = (vehicle: string) => ({
+  vehicle,
+  startTime: '01/05/2030 08:00',
+  waypoints: [
+    { geofence: 'Warehouse North', expectedArrival: '01/05/2030 09:30' },
+    { geofence: 'Customer Polanco', expectedArrival: '01/05/2030 11:00' },
+  ],
+});
+
+export async function buildConformanceScene(t: TestApp): Promise<ConformanceScene> {
+  const { account, user, key: full } = await t.fixtures.tenant();
+  const keyWith = async (permissions: string[]) => (await t.fixtures.key(user.id, { permissions })).key;
+  const only = {} as Record<Permission, string>;
+  const allBut = {} as Record<Permission, string>;
+  for (const permission of PERMISSIONS) {
+    only[permission] = await keyWith([permission]);
+    allBut[permission] = await keyWith(PERMISSIONS.filter((p) => p !== permission));
+  }
+  const expired = (await t.fixtures.key(user.id, { expiresAt: new Date(Date.now() - 60_000) })).key;
+
+  const device = (name: string) => t.fixtures.device(account.id, { name });
+  const devices = {
+    reporting: await device('Reporting truck'),
+    bare: await device('Bare fix truck'),
+    silent: await device('Silent truck'),
+    spare: await device('Spare truck'),
+    dispatch: await device('Dispatch truck'),
+    route: await device('Route truck'),
+  };
+  const now = Date.now();
+  await t.fixtures.fix(devices.reporting.id, {
+    fixTime: new Date(now - 60_000), valid: true, latitude: 19.4326, longitude: -99.1332, altitude: 2240,
+    speedKmh: 42.4, heading: 359.6, satellites: 11, ignition: true, motion: true, odometerKm: 12345.67,
+    powerVoltage: 12.62, backupVoltage: 4.05, signalStrength: 23, connectionType: '4G', address: 'Av. Juárez 1, Centro, CDMX',
+  });
+  await t.fixtures.fix(devices.bare.id, { fixTime: new Date(now - 2 * 3_600_000), valid: true, latitude: 19.4, longitude: -99.2 });
+
+  const warehouse = (await t.fixtures.geofence(account.id, 'Warehouse North', square(19.5, -99.1, 0.01))).id;
+  const polanco = (await t.fixtures.geofence(account.id, 'Customer Polanco', { kind: 'circle', lat: 19.43, lng: -99.19, radiusMeters: 300 })).id;
+  // A visit that ended and one still open on 1 May 2024, written by the engine from fixes.
+  await recordCrossingsThroughEngine(t.database, [
+    { deviceId: devices.route.id, geofenceId: warehouse, type: 'enter', at: mx('2024-05-01T08:00') },
+    { deviceId: devices.route.id, geofenceId: warehouse, type: 'exit', at: mx('2024-05-01T09:10') },
+    { deviceId: devices.route.id, geofenceId: polanco, type: 'enter', at: mx('2024-05-01T10:00') },
+  ]);
+
+  const create = async (vehicle: Device) => {
+    const res = await t.json('/api/v1/travels', { key: full, method: 'POST', body: travelBody(vehicle.name) });
+    if (res.status !== 200) throw new Error(`scene: travel for ${vehicle.name} answered ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.travelId as number;
+  };
+  const travels = {
+    inProgress: await create(devices.reporting),
+    scheduled: await create(devices.bare),
+    cancelled: await create(devices.silent),
+    toCancel: await create(devices.dispatch),
+  };
+  const cancelled = await t.call(`/api/v1/travels/${travels.cancelled}`, { key: full, method: 'DELETE' });
+  if (cancelled.status !== 200) throw new Error(`scene: cancelling travel ${travels.cancelled} answered ${cancelled.status}`);
+
+  // What the engine writes as the vehicle goes: started, waypoint 1 reached, a late live ETA for
+  // waypoint 2, none yet for waypoint 3.
+  const db = t.database.db;
+  const started = new Date('2030-05-01T14:02:00Z');
+  await db.updateTable('travels').set({ status: TravelStatus.InProgress, started_at: started }).where('id', '=', travels.inProgress).execute();
+  const waypoint = (seq: number) => db.updateTable('travel_waypoints').where('travel_id', '=', travels.inProgress).where('seq', '=', seq);
+  await waypoint(1).set({ status: 'completed', arrived_at: started }).execute();
+  await waypoint(2).set({ estimated_arrival: new Date('2030-05-01T15:47:00Z'), estimated_at: started }).execute();
+
+  return { only, allBut, expired, devices, geofences: { warehouse, polanco }, travels };
+}
