@@ -7,7 +7,7 @@ import RBush from 'rbush';
 import { EMBEDDED_SOCKET_PORT, startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.ts';
 import type { FenceShape } from '../engine/geofence/fence-shape.ts';
 import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
-import { seededRandom } from '../simulators/seeded-random.ts';
+import { seededRandom } from '../runtime/seeded-random.ts';
 
 const SEED = 42;
 const FENCES = 10_000;

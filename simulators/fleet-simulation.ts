@@ -1,5 +1,5 @@
 import { Drive, type Point } from './drive.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../runtime/seeded-random.ts';
 import type { TrackerDialect } from './tracker-dialect.ts';
 import { VirtualTracker } from './virtual-tracker.ts';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haversineMetres, type PolygonGeometry } from '../engine/geofence/fence-shape.ts';
 import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from '../engine/geofence/load-geofence-shapes.ts';
-import { seededRandom } from '../simulators/seeded-random.ts';
+import { seededRandom } from '../runtime/seeded-random.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { booleanPointInPolygon, polygon as turfPolygon } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../simulators/seeded-random.ts';
+import { seededRandom } from '../../runtime/seeded-random.ts';
 import { EARTH_RADIUS_M, haversineMetres, type FenceShape } from './fence-shape.ts';
 import { GeofenceIndex } from './geofence-index.ts';
 

@@ -2,7 +2,7 @@
  * Seeded damage to captured frames, for fuzz tests: the same seed gives the same inputs, so a failure
  * found once is reproduced by running again.
  */
-export { seededRandom } from '../../simulators/seeded-random.ts';
+export { seededRandom } from '../../runtime/seeded-random.ts';
 
 // Bytes that mean something in the text protocols: digits, separators, markers.
 const TEXT_BYTES = [...'0123456789,.-#*()$+:;|ABFNSEWVXYZ'].map((c) => c.charCodeAt(0));

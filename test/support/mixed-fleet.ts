@@ -1,6 +1,6 @@
 import { fixBatchWriter } from '../../db/fix-batch-writer.ts';
 import type { StoredFix } from '../../db/position-batches.ts';
-import { seededRandom } from '../../simulators/seeded-random.ts';
+import { seededRandom } from '../../runtime/seeded-random.ts';
 import { fixtures } from './fixtures.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 
