@@ -4,6 +4,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   decode: () => import('./decode.ts'),
   geofence: () => import('./geofence.ts'),
   ingest: () => import('./ingest.ts'),
+  'late-fixes': () => import('./late-fixes.ts'),
   pipeline: () => import('./pipeline.ts'),
 };
 
