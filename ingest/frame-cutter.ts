@@ -12,7 +12,7 @@ export function cutFrame(protocol: Protocol, buffer: Uint8Array): FrameResult {
   if (result.kind === 'frame' && result.consumed > max) return tooLong(protocol, result.consumed);
   if (result.kind === 'incomplete') {
     if (result.frameBytes !== undefined && result.frameBytes > max) return tooLong(protocol, result.frameBytes);
-    if (buffer.length > max) return { kind: 'invalid', reason: `${protocol.name}: no frame end within the ${max} bytes allowed` };
+    if (buffer.length > max) return { kind: 'invalid', reason: `${protocol.name}: ${buffer.length} bytes without a frame end, more than the ${max} allowed` };
   }
   return result;
 }

@@ -36,8 +36,9 @@ export function nextGt06Frame(buffer: Uint8Array): FrameResult {
   const total = headerBytes + declared + 2;
   if (buffer.length < total) {
     // A frame shorter than it declares (seen on real logins) is accepted when it ends the data
-    // received so far with CR LF; a long frame still arriving rarely stops exactly there.
-    const end = scanCrLf(buffer, headerBytes, buffer.length);
+    // received so far with CR LF; a long frame still arriving rarely stops exactly there. Only such
+    // a buffer is scanned, so a long frame arriving in small chunks is not rescanned for each one.
+    const end = endsWithCrLf(buffer, buffer.length) ? scanCrLf(buffer, headerBytes, buffer.length) : -1;
     return end === buffer.length ? { kind: 'frame', frame: buffer.subarray(0, end), consumed: end } : { kind: 'incomplete', frameBytes: total };
   }
   if (endsWithCrLf(buffer, total)) return { kind: 'frame', frame: buffer.subarray(0, total), consumed: total };

@@ -8,8 +8,6 @@ import type { FrameResult } from '../../protocol.ts';
 
 const DOLLAR = 0x24;
 const COMMA = 0x2c;
-/** Four length digits: a frame declares at most 9,999 bytes after them. */
-const MAX_LENGTH_DIGITS = 4;
 
 export function nextMeitrackFrame(buffer: Uint8Array): FrameResult {
   if (buffer.length === 0) return { kind: 'incomplete' };
@@ -22,7 +20,7 @@ export function nextMeitrackFrame(buffer: Uint8Array): FrameResult {
   let i = 3;
   for (; i < buffer.length && buffer[i] !== COMMA; i++) {
     const digit = buffer[i]! - 0x30;
-    if (digit < 0 || digit > 9 || i - 3 >= MAX_LENGTH_DIGITS) return { kind: 'invalid', reason: 'Meitrack length is not a short decimal number' };
+    if (digit < 0 || digit > 9) return { kind: 'invalid', reason: 'Meitrack length is not a decimal number' };
     length = length * 10 + digit;
   }
   if (i >= buffer.length) return { kind: 'incomplete' };

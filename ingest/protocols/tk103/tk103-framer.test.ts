@@ -4,7 +4,6 @@ import { feedFramer } from '../../conformance/feed-framer.ts';
 import { nextTk103Frame } from './tk103-framer.ts';
 
 const text = (s: string): Uint8Array => Buffer.from(s, 'latin1');
-const cat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(Buffer.concat(parts));
 const str = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 
 const POSITION = '(088047365460BR00151024A2555.3531S02855.3329E004.7055148276.1701000000L00009AA3)';
