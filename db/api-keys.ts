@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 import { DomainError } from './domain-error.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';
 
@@ -48,38 +48,44 @@ export async function findKeyByHash(db: Db, keyHash: string) {
     .executeTakeFirst();
 }
 
+// Ids are PostgreSQL integers: a longer number names no key rather than failing the query.
+const MAX_KEY_ID = 2_147_483_647;
+
 /**
  * Revokes one key, named by id or by its clear prefix. Prefixes are not unique, so a prefix that
- * matches several active keys revokes none and names them (revoke by id then); a key already revoked
- * is said to be so. Each refusal is a DomainError whose message is one line.
+ * several keys share revokes none and lists them (revoke by id then); revoked keys count too, since
+ * the operator may have meant one of those and must not lose another user's key instead. A key
+ * already revoked is said to be so. Each refusal is a DomainError whose message is one line.
  */
 export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<ApiKey> {
   const byId = /^\d+$/.test(idOrPrefix);
-  const matches = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.prefix', 'k.name', 'k.created_at', 'k.revoked_at', 'u.email'])
-    .$if(byId, (q) => q.where('k.id', '=', Number(idOrPrefix)))
-    .$if(!byId, (q) => q.where('k.prefix', '=', idOrPrefix))
-    .orderBy('k.id')
-    .execute();
-  if (matches.length === 0) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
-  const active = matches.filter((k) => k.revoked_at === null);
-  if (active.length === 0) {
-    const [first] = matches;
-    throw new DomainError('conflict', `API key ${first!.id} (${first!.prefix}…) is already revoked, since ${first!.revoked_at!.toISOString()}`);
-  }
-  if (active.length > 1) {
-    const listed = active.map((k) => `${k.id} (user ${k.email}${k.name ? `, "${k.name}"` : ''}, created ${k.created_at.toISOString()})`);
-    throw new DomainError('conflict', `prefix "${idOrPrefix}" matches ${active.length} active keys, so none was revoked; revoke one by id: ${listed.join('; ')}`);
-  }
-  return db
-    .updateTable('api_keys')
-    .set({ revoked_at: sql`now()` })
-    .where('id', '=', active[0]!.id)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  if (byId && Number(idOrPrefix) > MAX_KEY_ID) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
+  return inTransaction(db, async (trx) => {
+    // Locked, so a revocation running at the same time is seen here as already revoked.
+    const matches = await trx
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select(['k.id', 'k.prefix', 'k.name', 'k.created_at', 'k.revoked_at', 'u.email'])
+      .$if(byId, (q) => q.where('k.id', '=', Number(idOrPrefix)))
+      .$if(!byId, (q) => q.where('k.prefix', '=', idOrPrefix))
+      .orderBy('k.id')
+      .forUpdate('k')
+      .execute();
+    if (matches.length === 0) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
+    const [only] = matches;
+    if (matches.every((k) => k.revoked_at !== null)) {
+      if (matches.length === 1) throw new DomainError('conflict', `API key ${only!.id} (${only!.prefix}…) is already revoked, since ${only!.revoked_at!.toISOString()}`);
+      const listed = matches.map((k) => `${k.id} (since ${k.revoked_at!.toISOString()})`);
+      throw new DomainError('conflict', `the ${matches.length} API keys with prefix "${idOrPrefix}" are already revoked: ${listed.join('; ')}`);
+    }
+    if (matches.length > 1) {
+      const listed = matches.map(
+        (k) => `${k.id} (user ${k.email}${k.name ? `, "${k.name}"` : ''}, created ${k.created_at.toISOString()}${k.revoked_at ? `, revoked ${k.revoked_at.toISOString()}` : ''})`,
+      );
+      throw new DomainError('conflict', `prefix "${idOrPrefix}" matches ${matches.length} keys, so none was revoked; revoke one by id: ${listed.join('; ')}`);
+    }
+    return trx.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', only!.id).returningAll().executeTakeFirstOrThrow();
+  });
 }
 
 /** Records use at most once a minute per key, so authentication does not write on every request. */

@@ -31,13 +31,40 @@ describe('revokeApiKey', () => {
     const [a, b] = [await keyWithPrefix('fc_live_Dup123', 'ci'), await keyWithPrefix('fc_live_Dup123')];
     const refusal = await revokeApiKey(database.db, 'fc_live_Dup123').catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(DomainError);
-    expect((refusal as Error).message).toMatch(new RegExp(`^prefix "fc_live_Dup123" matches 2 active keys, so none was revoked; revoke one by id: ${a.id} \\(user ${email}, "ci", created .+\\); ${b.id} \\(user ${email}, created .+\\)$`));
+    expect((refusal as Error).message).toMatch(new RegExp(`^prefix "fc_live_Dup123" matches 2 keys, so none was revoked; revoke one by id: ${a.id} \\(user ${email}, "ci", created .+\\); ${b.id} \\(user ${email}, created .+\\)$`));
     expect(await active([a.id, b.id])).toEqual([a.id, b.id]);
 
-    // By id, exactly one; then the prefix names the one left.
+    // By id, exactly one.
     expect((await revokeApiKey(database.db, String(a.id))).id).toBe(a.id);
-    expect((await revokeApiKey(database.db, 'fc_live_Dup123')).id).toBe(b.id);
-    expect(await active([a.id, b.id])).toEqual([]);
+    expect(await active([a.id, b.id])).toEqual([b.id]);
+  });
+
+  it('revokes the one key a unique prefix names', async () => {
+    const [mine, other] = [await keyWithPrefix('fc_live_Solo12'), await keyWithPrefix('fc_live_Solo34')];
+    expect((await revokeApiKey(database.db, 'fc_live_Solo12')).id).toBe(mine.id);
+    expect(await active([mine.id, other.id])).toEqual([other.id]);
+  });
+
+  it('refuses a prefix an active key shares with a revoked one: the operator may have meant the revoked key', async () => {
+    const [gone, live] = [await keyWithPrefix('fc_live_Half12'), await keyWithPrefix('fc_live_Half12')];
+    await revokeApiKey(database.db, String(gone.id));
+    await expect(revokeApiKey(database.db, 'fc_live_Half12')).rejects.toThrow(
+      new RegExp(`^prefix "fc_live_Half12" matches 2 keys, so none was revoked; revoke one by id: ${gone.id} \\(user ${email}, created .+, revoked .+\\); ${live.id} \\(user ${email}, created [^,]+\\)$`),
+    );
+    expect(await active([gone.id, live.id])).toEqual([live.id]);
+  });
+
+  it('says when every key sharing a prefix is already revoked', async () => {
+    const [a, b] = [await keyWithPrefix('fc_live_Both12'), await keyWithPrefix('fc_live_Both12')];
+    await revokeApiKey(database.db, String(a.id));
+    await revokeApiKey(database.db, String(b.id));
+    await expect(revokeApiKey(database.db, 'fc_live_Both12')).rejects.toThrow(
+      new RegExp(`^the 2 API keys with prefix "fc_live_Both12" are already revoked: ${a.id} \\(since .+\\); ${b.id} \\(since .+\\)$`),
+    );
+  });
+
+  it('answers an id beyond any key id as not found, not as a database error', async () => {
+    await expect(revokeApiKey(database.db, '99999999999')).rejects.toThrow(new DomainError('not_found', 'no API key matches "99999999999"'));
   });
 
   it('says a key is already revoked rather than that nothing matches; an unknown reference is not found', async () => {

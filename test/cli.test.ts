@@ -5,6 +5,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertApiKey } from '../db/api-keys.ts';
 import { teltonikaCodec8, teltonikaLogin } from '../simulators/teltonika-packets.ts';
 import { environment, FLEET, freePort, freshDatabase, root, serve, type Serving } from './support/fleet-process.ts';
 import { fixtures } from './support/fixtures.ts';
@@ -217,11 +218,16 @@ describe('fleet key', () => {
   }, 90_000);
 
   it('refuses an ambiguous prefix in one line that names the keys, and revokes none', async () => {
+    // Prefixes are a key's first characters, so two keys may share one: made so here by hand.
     const shared = 'fc_live_Shared9';
-    const [a, b] = await Promise.all([1, 2].map((n) =>
-      database.db.insertInto('api_keys').values({ user_id: userId, prefix: shared, key_hash: `cli-shared-${process.pid}-${n}`, mode: 'live', permissions: ['*'] }).returning('id').executeTakeFirstOrThrow(),
-    ));
-    expectOneLineError(await fleet(['key', 'revoke', shared]), `fleet key: prefix "${shared}" matches 2 active keys, so none was revoked; revoke one by id: ${a!.id} (`);
+    const withShared = (name: string) =>
+      insertApiKey(database.db, { userId, prefix: shared, keyHash: `cli-shared-${process.pid}-${name}`, mode: 'live', permissions: ['*'], name });
+    const [a, b] = [await withShared('first'), await withShared('second')];
+    const listed = (k: { id: number; name: string | null }) => `${k.id} \\(user ${email}, "${k.name}", created [^)]+\\)`;
+    expectOneLineError(
+      await fleet(['key', 'revoke', shared]),
+      new RegExp(`^fleet key: prefix "${shared}" matches 2 keys, so none was revoked; revoke one by id: ${listed(a)}; ${listed(b)}\\n?$`),
+    );
     const left = await database.db.selectFrom('api_keys').select('id').where('prefix', '=', shared).where('revoked_at', 'is', null).execute();
     expect(left).toHaveLength(2);
   }, 90_000);

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { silentLogger } from '../../runtime/logger.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { storeFixBatch, type StoredFix } from '../../db/position-batches.ts';
@@ -32,10 +33,20 @@ export async function recordCrossingsThroughEngine(database: DatabaseHandle, cro
   });
   await storeFixBatch(database.db, fixes);
   const catalog = await GeofenceCatalog.open(database.db, silentLogger, undefined, { pollMs: 60_000 });
+  const devices = [...new Set(crossings.map((c) => c.deviceId))];
   try {
-    const devices = [...new Set(crossings.map((c) => c.deviceId))];
     await evaluateDevices(database.db, catalog, devices, { status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, fixesPerDevice: 10_000, lateWindowMs: 3_600_000 });
   } finally {
     await catalog.close();
   }
+  // A seed the engine read differently (crossings out of order, overlapping geofences) would make
+  // the report tests assert against events that do not exist: check that each one was recorded.
+  const recorded = await database.db
+    .selectFrom('geofence_events')
+    .select(['device_id as deviceId', 'geofence_id as geofenceId', 'type', 'fix_time as at'])
+    .where('device_id', 'in', devices)
+    .where('fix_time', 'in', crossings.map((c) => c.at))
+    .execute();
+  const line = (c: Crossing) => `device ${c.deviceId} ${c.type} geofence ${c.geofenceId} at ${c.at.toISOString()}`;
+  expect(recorded.map(line).sort(), 'crossings the engine recorded').toEqual(crossings.map(line).sort());
 }
