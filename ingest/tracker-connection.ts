@@ -32,6 +32,8 @@ export interface ConnectionDeps {
   limits: ConnectionLimits;
 }
 
+const EMPTY = new Uint8Array(0);
+
 class ConnectionClosedError extends Error {
   override name = 'ConnectionClosedError';
 }
@@ -77,7 +79,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   const remote = `${socket.remoteAddress}:${socket.remotePort}`;
   const gone = new AbortController();
   let device: RegisteredDevice | undefined;
-  let buffer: Uint8Array = new Uint8Array(0);
+  let buffer: Uint8Array = EMPTY;
   let busy = false;
 
   const close = (reason: string, fields: Record<string, unknown> = {}) => {
@@ -118,7 +120,8 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (!device) return send(decoded.reply);
     const { fixes, reports } = rowsOf(decoded, device, deps);
     if (fixes.length > 0 || reports.length > 0) {
-      await writer.submit({ fixes, reports, protocol: protocol.name, frame }, gone.signal);
+      // The frame is copied (it is small) for a dead letter, rather than holding the socket's read buffer it views.
+      await writer.submit({ fixes, reports, protocol: protocol.name, frame: Uint8Array.from(frame) }, gone.signal);
     }
     send(decoded.reply);
   }
@@ -132,7 +135,8 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
         const next = cutFrame(protocol, buffer);
         if (next.kind === 'incomplete') break;
         if (next.kind === 'invalid') return close('unreadable stream', { error: next.reason });
-        buffer = buffer.subarray(next.consumed);
+        // A fully read chunk is let go: an empty view would keep the socket's read buffer alive between frames.
+        buffer = next.consumed < buffer.length ? buffer.subarray(next.consumed) : EMPTY;
         if (next.kind === 'frame') await handle(next.frame);
       }
     } catch (error) {
