@@ -4,6 +4,7 @@ import { devicesBehind } from '../db/engine-states.ts';
 import { scheduledTravels, startDueTravels } from '../db/travel-progress.ts';
 import type { DeviceStatusThresholds } from './device-status.ts';
 import { GeofenceCatalog } from './geofence-catalog.ts';
+import { LateFixLog, type DeviceLateFixes } from './late-fix-log.ts';
 import type { Job, JobQueue, QueueBackend } from './queue/job-queue.ts';
 import type { EtaSettings } from './travel-eta.ts';
 import { dispatchOutbox } from './workers/dispatch-outbox.ts';
@@ -59,6 +60,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   const queue = backend.queue(ENGINE_QUEUE);
   const webhooks = backend.queue(WEBHOOKS_QUEUE);
   const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh };
+  const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
   const dispatchSoon = () => (settings.publishEvents ? queue.add('outbox-dispatch', {}, { jobId: 'outbox-dispatch' }) : Promise.resolve());
 
   async function run(job: Job): Promise<void> {
@@ -66,17 +68,17 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     switch (job.name) {
       case 'devices': {
         const deviceIds = (data.deviceIds as number[]) ?? [];
+        const late: DeviceLateFixes[] = [];
         for (let i = 0; i < deviceIds.length; i += 500) {
           const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), {
             status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
           });
-          if (outcome.late.evaluated + outcome.late.ignored > 0) {
-            log.info('late fixes: stored after newer ones had been evaluated', { ...outcome.late, windowS: settings.lateWindowMs / 1000 });
-          }
+          late.push(...outcome.lateByDevice);
           if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
           if (outcome.progressedTravels.length > 0) await refreshEtas(db, etaSettings, outcome.progressedTravels);
           if (outcome.events > 0) await dispatchSoon();
         }
+        lateFixLog.job(late);
         return;
       }
       case 'travel-start': {

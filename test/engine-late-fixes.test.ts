@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
 import type { StoredFix } from '../db/position-batches.ts';
@@ -113,5 +113,50 @@ describe('late fixes', () => {
     expect(await counts(device.id)).toEqual({ late_fixes: 0, late_fixes_ignored: 3 });
     const listed = await database.db.selectFrom('late_fixes').select('fix_time').where('device_id', '=', device.id).execute();
     expect(listed).toEqual([]);
+  });
+});
+
+/**
+ * Pauses the engine's transaction right after its read of the fixes after the cursor (the query that
+ * reads `positions` after `cursor_fix_time`), so a test can commit a batch on another connection
+ * exactly there.
+ */
+function pauseAfterInOrderRead(whilePaused: () => Promise<void>): KyselyPlugin {
+  const reads = new Set<unknown>();
+  let done = false;
+  return {
+    transformQuery(args) {
+      const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+      if (!done && node.kind === 'RawNode' && node.sqlFragments?.join('').includes('WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time')) reads.add(args.queryId);
+      return args.node;
+    },
+    async transformResult(args) {
+      if (reads.has(args.queryId) && !done) {
+        done = true;
+        await whilePaused();
+      }
+      return args.result;
+    },
+  };
+}
+
+// On the embedded database a transaction runs alone, so no batch can commit in the middle of the engine's.
+describe.skipIf(!process.env.DATABASE_URL)('late fixes committed while the engine evaluates (PostgreSQL)', () => {
+  it('evaluates a late fix committed after the in-order read that the new cursor passed', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    await write([fix(device.id, 0, OUTSIDE)], []);
+    await evaluateDevices(database.db, catalog, [device.id], SETTINGS);
+    // The tracker unloads its buffer in several batches, out of order: the live fixes (10..20) and a first
+    // buffered one (8) are in; the engine takes the device while a second buffered batch is committing.
+    await write([10, 12, 14, 16, 18, 20].map((m) => fix(device.id, m, OUTSIDE)), []);
+    await write([fix(device.id, 8, OUTSIDE)], []);
+    const paused = database.db.withPlugin(
+      pauseAfterInOrderRead(() => write([fix(device.id, 3, OUTSIDE), fix(device.id, 4, DEPOT), fix(device.id, 5, DEPOT), fix(device.id, 6, OUTSIDE)], [])),
+    );
+    await evaluateDevices(paused, catalog, [device.id], SETTINGS);
+    await evaluateDevices(database.db, catalog, [device.id], SETTINGS);
+    expect(await events(device.id)).toEqual(['enter 4', 'exit 6']);
+    expect(await visits(device.id)).toEqual(['4-6']);
+    expect(await counts(device.id)).toEqual({ late_fixes: 4, late_fixes_ignored: 0 });
   });
 });

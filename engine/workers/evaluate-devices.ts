@@ -6,6 +6,7 @@ import { classifyDeviceStatus, type DeviceStatusThresholds } from '../device-sta
 import { evaluateFixes, type Crossing } from '../fence-crossings.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import { arrivalsFromCrossings } from '../travel-progress.ts';
+import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
 
 export interface EvaluationSettings {
@@ -23,6 +24,8 @@ export interface EvaluationOutcome {
   /** Travels whose waypoints changed: their ETAs are worth refreshing now. */
   progressedTravels: number[];
   late: { evaluated: number; ignored: number };
+  /** The late-fix counts per device that had any. */
+  lateByDevice: DeviceLateFixes[];
 }
 
 /**
@@ -35,7 +38,7 @@ export interface EvaluationOutcome {
 export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceIds: number[], settings: EvaluationSettings): Promise<EvaluationOutcome> {
   return db.transaction().execute(async (trx) => {
     const states = await lockEngineStates(trx, deviceIds);
-    if (states.length === 0) return { unfinished: [], events: 0, progressedTravels: [], late: { evaluated: 0, ignored: 0 } };
+    if (states.length === 0) return { unfinished: [], events: 0, progressedTravels: [], late: { evaluated: 0, ignored: 0 }, lateByDevice: [] };
     const ids = states.map((s) => s.deviceId);
     const fixes = await fixesAfterCursors(trx, ids, settings.fixesPerDevice);
     const byDevice = new Map<number, NewFix[]>();
@@ -103,10 +106,14 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       catalog,
       states
         .filter((s) => s.hasLateFixes)
-        .map((s) => ({ deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor, cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor })),
+        .map((s) => ({
+          deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor,
+          cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor,
+          readInOrder: new Set((byDevice.get(s.deviceId) ?? []).map((f) => f.fixTime.getTime())),
+        })),
       settings.lateWindowMs,
     );
-    return { unfinished, events: events + late.events, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored } };
+    return { unfinished, events: events + late.events, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored }, lateByDevice: late.devices };
   });
 }
 

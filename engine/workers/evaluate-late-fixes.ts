@@ -3,14 +3,17 @@ import { insertCrossingEvents, recordExcursionVisits, storedCrossingsAround, typ
 import { countLateFixes, positionsAround, takeLateFixes } from '../../db/late-fixes.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import { lateExcursions } from '../late-crossings.ts';
+import type { DeviceLateFixes } from '../late-fix-log.ts';
 
 export interface LateDevice {
   deviceId: number;
   accountId: number;
-  /** The cursor before this job: listed fixes after it were just evaluated in order. */
+  /** The cursor before this job: the window is measured back from it. */
   cursorBefore: Date | null;
   /** The cursor after this job's evaluation in order. */
   cursorAfter: Date | null;
+  /** Fix times (ms) this job evaluated in order. */
+  readInOrder: ReadonlySet<number>;
 }
 
 export interface LateOutcome {
@@ -20,6 +23,8 @@ export interface LateOutcome {
   ignored: number;
   /** Events the late fixes added. */
   events: number;
+  /** The counts per device that had any. */
+  devices: DeviceLateFixes[];
 }
 
 /**
@@ -27,27 +32,43 @@ export interface LateOutcome {
  * cursor are evaluated against the stored timeline around them (lateExcursions: only crossings the
  * evaluation in order missed are added, none moved), the older ones only counted. Their list entries
  * are taken in the same transaction, so a job that fails leaves them for the next.
+ *
+ * Late means "not evaluated in order, and at or before the new cursor": a listed fix after the new
+ * cursor is read in order by a later job, and one this job read in order is done. A listed fix after
+ * the old cursor is late too when this job did not read it: its batch committed after the read of
+ * the fixes after the cursor (that statement's snapshot did not hold it) and before the list was
+ * taken, and the new cursor has passed it, so no later read in order would ever see it.
  */
 export async function evaluateLateFixes(trx: Db, catalog: GeofenceCatalog, devices: LateDevice[], windowMs: number): Promise<LateOutcome> {
-  const outcome: LateOutcome = { evaluated: 0, ignored: 0, events: 0 };
+  const outcome: LateOutcome = { evaluated: 0, ignored: 0, events: 0, devices: [] };
   if (devices.length === 0) return outcome;
   const listed = await takeLateFixes(trx, devices.map((d) => d.deviceId));
-  const counts: Array<{ deviceId: number; evaluated: number; ignored: number }> = [];
+  const counts = outcome.devices;
   const crossings: DeviceCrossing[] = [];
   const visits: Parameters<typeof recordExcursionVisits>[1] = [];
   for (const device of devices) {
     const times = listed.get(device.deviceId);
-    if (!times || device.cursorBefore === null || device.cursorAfter === null) continue;
-    const cursor = device.cursorBefore.getTime();
-    const behind = times.filter((t) => t <= cursor);
-    const inWindow = new Set(behind.filter((t) => t >= cursor - windowMs));
+    if (!times || device.cursorAfter === null) continue;
+    const after = device.cursorAfter.getTime();
+    const behind = times.filter((t) => t <= after && !device.readInOrder.has(t));
+    if (behind.length === 0) continue;
+    const from = (device.cursorBefore ?? device.cursorAfter).getTime() - windowMs;
+    const inWindow = new Set<number>();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const t of behind) {
+      if (t < from) continue;
+      inWindow.add(t);
+      if (t < earliest) earliest = t;
+    }
     counts.push({ deviceId: device.deviceId, evaluated: inWindow.size, ignored: behind.length - inWindow.size });
-    if (inWindow.size === 0) continue;
-    const positions = await positionsAround(trx, device.deviceId, new Date(Math.min(...inWindow)), device.cursorAfter);
+    const index = catalog.index(device.accountId);
+    // No geofence, no crossing to find: the window is not worth reading.
+    if (inWindow.size === 0 || !index) continue;
+    const positions = await positionsAround(trx, device.deviceId, new Date(earliest), device.cursorAfter);
     if (positions.length === 0) continue;
     const stored = await storedCrossingsAround(trx, device.deviceId, positions[0]!.fixTime, device.cursorAfter);
     const fixes = positions.map((p) => ({ fixTime: p.fixTime.getTime(), valid: p.valid, latitude: p.latitude, longitude: p.longitude, late: inWindow.has(p.fixTime.getTime()) }));
-    for (const e of lateExcursions(catalog.index(device.accountId), catalog.dwellRules, stored.insideBefore, stored.crossings, fixes)) {
+    for (const e of lateExcursions(index, catalog.dwellRules, stored.insideBefore, stored.crossings, fixes)) {
       for (const c of [e.into, e.back]) {
         crossings.push({ deviceId: device.deviceId, geofenceId: c.geofenceId, type: c.type, fixTime: new Date(c.fixTime), latitude: c.latitude, longitude: c.longitude });
       }
