@@ -11,6 +11,13 @@ const CHANGES_PER_READ = 10_000;
 export interface GeofenceCatalogOptions {
   /** How often the change log is read (it is also read at once on a PostgreSQL notification). */
   pollMs: number;
+  /**
+   * A catalog that has not read the change log for this long reloads every geofence instead: the
+   * changes it did not read may have been pruned meanwhile. Keep it well under the log's retention.
+   */
+  reloadAfterMs?: number;
+  /** The clock (ms), for tests. */
+  now?: () => number;
 }
 
 /**
@@ -32,14 +39,18 @@ export class GeofenceCatalog {
   private listener: { client: pg.PoolClient; release(): void } | undefined;
   private refreshing: Promise<void> | undefined;
   private closed = false;
+  /** When the last successful read of the change log (or load) started. */
+  private lastRead = Number.NEGATIVE_INFINITY;
 
   private constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly reloadAfterMs: number,
+    private readonly now: () => number,
   ) {}
 
   static async open(db: Db, log: Logger, pool: pg.Pool | undefined, options: GeofenceCatalogOptions): Promise<GeofenceCatalog> {
-    const catalog = new GeofenceCatalog(db, log);
+    const catalog = new GeofenceCatalog(db, log, options.reloadAfterMs ?? Number.POSITIVE_INFINITY, options.now ?? Date.now);
     await catalog.loadAll();
     catalog.timer = setInterval(() => void catalog.refresh(), options.pollMs);
     catalog.timer.unref();
@@ -55,16 +66,30 @@ export class GeofenceCatalog {
     return this.dwell;
   }
 
+  /** Every geofence as it is now, replacing whatever was held (at start, and after a stall). */
   private async loadAll(): Promise<void> {
+    const startedAt = this.now();
     // Taken before the load: whatever the load does not see was written at or after it.
-    this.horizon = await geofenceChangeHorizon(this.db);
-    for (const [accountId, index] of await loadGeofenceShapes(this.db)) this.indexes.set(accountId, index);
-    await this.loadDwell();
+    const horizon = await geofenceChangeHorizon(this.db);
+    const shapes = await loadGeofenceShapes(this.db);
+    const dwell = await geofenceDwellTimes(this.db);
+    // Swapped in at once, so an evaluation never meets a half-loaded catalog.
+    this.indexes.clear();
+    for (const [accountId, index] of shapes) this.indexes.set(accountId, index);
+    this.dwell.clear();
+    this.setDwell(dwell);
+    this.applied.clear();
+    this.horizon = horizon;
+    this.lastRead = startedAt;
   }
 
-  private async loadDwell(ids?: number[]): Promise<void> {
+  private async loadDwell(ids: number[]): Promise<void> {
     const rows = await geofenceDwellTimes(this.db, ids);
-    for (const id of ids ?? []) this.dwell.delete(id);
+    for (const id of ids) this.dwell.delete(id);
+    this.setDwell(rows);
+  }
+
+  private setDwell(rows: Array<{ id: number; enterDwellS: number; exitDwellS: number }>): void {
     for (const r of rows) {
       if (r.enterDwellS > 0 || r.exitDwellS > 0) this.dwell.set(r.id, { enterMs: r.enterDwellS * 1000, exitMs: r.exitDwellS * 1000 });
     }
@@ -80,6 +105,14 @@ export class GeofenceCatalog {
 
   private async applyChanges(): Promise<void> {
     if (this.closed) return;
+    const startedAt = this.now();
+    if (startedAt - this.lastRead > this.reloadAfterMs) {
+      this.log.info('geofence change log not read for a long time (its older changes may be pruned): reloading every geofence', {
+        sinceS: Math.round((startedAt - this.lastRead) / 1000),
+      });
+      await this.loadAll();
+      return;
+    }
     let nextHorizon: string | undefined;
     const changes: GeofenceChange[] = [];
     for (let afterId = 0; ; ) {
@@ -111,6 +144,7 @@ export class GeofenceCatalog {
     this.horizon = nextHorizon!;
     const horizon = BigInt(this.horizon);
     for (const [id, xid] of this.applied) if (xid < horizon) this.applied.delete(id);
+    this.lastRead = startedAt;
   }
 
   private async listen(pool: pg.Pool): Promise<void> {

@@ -56,7 +56,10 @@ export async function unscheduleTravelStart(queue: JobQueue, travelId: number): 
  */
 export async function startEngine(database: DatabaseHandle, backend: QueueBackend, log: Logger, settings: EngineSettings): Promise<RunningEngine> {
   const { db } = database;
-  const catalog = await GeofenceCatalog.open(db, log, database.pool, { pollMs: settings.geofencePollMs });
+  // Half the log's retention: a catalog that stalled that long may have missed pruned changes.
+  const catalog = await GeofenceCatalog.open(db, log, database.pool, {
+    pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
+  });
   const queue = backend.queue(ENGINE_QUEUE);
   const webhooks = backend.queue(WEBHOOKS_QUEUE);
   const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh };

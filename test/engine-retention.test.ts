@@ -58,4 +58,30 @@ describe('pruning what the engine has finished with', () => {
       await catalog.close();
     }
   });
+
+  it('leaves no change unread by a catalog that stalled longer than the log keeps changes: it reloads every geofence instead', async () => {
+    const make = fixtures(database.db);
+    const { account } = await make.tenant();
+    const gone = await make.geofence(account.id, 'Gone', { kind: 'circle', lat: 19.4, lng: -99.1, radiusMeters: 100 });
+    let clock = Date.now();
+    const catalog = await GeofenceCatalog.open(database.db, silentLogger, undefined, { pollMs: 60_000, reloadAfterMs: 3_600_000, now: () => clock });
+    try {
+      expect(catalog.index(account.id)?.has(gone.id)).toBe(true);
+      // This process stalls (or cannot reach the database) while the geofences change and another
+      // engine process prunes the log past the changes.
+      const added = await make.geofence(account.id, 'Added', { kind: 'circle', lat: 19.5, lng: -99.2, radiusMeters: 100 });
+      await database.db.deleteFrom('geofences').where('id', '=', gone.id).execute();
+      await pruneEngineHistory(database.db, { outboxMs: DAY, geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
+      clock += 2 * 3_600_000;
+      await catalog.refresh();
+      expect(catalog.index(account.id)?.has(added.id)).toBe(true);
+      expect(catalog.index(account.id)?.has(gone.id)).toBe(false);
+      // And it follows the log again from there.
+      const next = await make.geofence(account.id, 'Next', { kind: 'circle', lat: 19.6, lng: -99.3, radiusMeters: 100 });
+      await catalog.refresh();
+      expect(catalog.index(account.id)?.has(next.id)).toBe(true);
+    } finally {
+      await catalog.close();
+    }
+  });
 });
