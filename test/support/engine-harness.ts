@@ -9,6 +9,7 @@ import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { ENGINE_QUEUE, scheduleTravelStart, startEngine, unscheduleTravelStart, type EngineSettings, type RunningEngine } from '../../engine/start-engine.ts';
 import { startIngest, type RunningIngest } from '../../ingest/start-ingest.ts';
 import { freePort } from './fleet-process.ts';
+import { deleteRedisKeys } from './redis-keys.ts';
 import type { TestDatabase } from './test-database.ts';
 
 export const ENGINE_TEST_SETTINGS: EngineSettings = {
@@ -28,7 +29,17 @@ export const ENGINE_TEST_SETTINGS: EngineSettings = {
 /** A queue backend of the test's own: BullMQ with a unique prefix when REDIS_URL is set, in-process otherwise. */
 export function testQueues(): { backend: QueueBackend; prefix: string } {
   const prefix = `fc-test-${process.pid}-${randomBytes(4).toString('hex')}`;
-  return { backend: process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix }) : inProcessQueues(), prefix };
+  if (!process.env.REDIS_URL) return { backend: inProcessQueues(), prefix };
+  const bullmq = bullmqQueues(process.env.REDIS_URL, { prefix });
+  // Closing also deletes the test's keys, so runs leave nothing in Redis.
+  const backend: QueueBackend = {
+    ...bullmq,
+    async close() {
+      await bullmq.close();
+      await deleteRedisKeys(prefix);
+    },
+  };
+  return { backend, prefix };
 }
 
 export interface EngineHarness {

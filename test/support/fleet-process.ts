@@ -4,10 +4,10 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { TRACKER_PROTOCOLS } from '../../ingest/protocol-catalog.ts';
 import { adminPool, databaseUrlFor } from './postgres-admin.ts';
+import { deleteRedisKeys } from './redis-keys.ts';
 
 // `fleet serve` and `fleet …` as a user runs them: real processes on a database of their own.
 
@@ -33,24 +33,6 @@ export interface FreshDatabase {
   destroy(): Promise<void>;
 }
 
-/** The BullMQ keys a `fleet serve` on database `name` left in REDIS_URL (its queues are prefixed by the database). */
-async function dropQueues(name: string): Promise<void> {
-  if (!process.env.REDIS_URL) return;
-  const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `fleetcore-${name}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export async function freshDatabase(): Promise<FreshDatabase> {
   const databaseUrl = process.env.DATABASE_URL;
   if (databaseUrl) {
@@ -64,7 +46,7 @@ export async function freshDatabase(): Promise<FreshDatabase> {
       async destroy() {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await admin.end();
-        await dropQueues(name);
+        await deleteRedisKeys(`fleetcore-${name}`); // its queues, prefixed by the database
       },
     };
   }
