@@ -223,24 +223,21 @@ export class GroupCommitWriter {
    */
   private async storeRowByRow(waiter: Waiter): Promise<void> {
     const { fixes, reports = [], protocol, frame } = waiter.submission;
+    const records: NewDeadLetter['record'][] = [
+      ...fixes.map((fix) => ({ kind: 'fix' as const, fix })),
+      ...reports.map((report) => ({ kind: 'report' as const, report })),
+    ];
     const stored: StoredFix[] = [];
     const letters: NewDeadLetter[] = [];
-    const rows: Array<{ write: () => Promise<void>; letter: (error: unknown) => NewDeadLetter; fix?: StoredFix }> = [
-      ...fixes.map((fix) => ({ fix, write: () => this.write([fix], []), letter: (e: unknown) => letterOf({ kind: 'fix', fix }, e) })),
-      ...reports.map((report) => ({ write: () => this.write([], [report]), letter: (e: unknown) => letterOf({ kind: 'report', report }, e) })),
-    ];
-    const letterOf = (record: NewDeadLetter['record'], error: unknown): NewDeadLetter => ({
-      record, protocol: protocol ?? null, frame: frame ?? null, error: (error as Error).message, sqlstate: sqlState(error) ?? null,
-    });
     try {
-      for (const row of rows) {
+      for (const record of records) {
         if (waiter.cancelled) return;
         try {
-          await this.retrying(row.write);
-          if (row.fix) stored.push(row.fix);
+          await this.retrying(() => (record.kind === 'fix' ? this.write([record.fix], []) : this.write([], [record.report])));
+          if (record.kind === 'fix') stored.push(record.fix);
         } catch (error) {
           if (classifyWriteFailure(error) !== 'data') throw error;
-          letters.push(row.letter(error));
+          letters.push({ record, protocol: protocol ?? null, frame: frame ?? null, error: (error as Error).message, sqlstate: sqlState(error) ?? null });
         }
       }
       if (letters.length > 0) {
@@ -249,7 +246,7 @@ export class GroupCommitWriter {
       }
     } catch (error) {
       this.committed(stored);
-      this.fail([waiter], error, fixes.length + reports.length);
+      this.fail([waiter], error, records.length);
       return;
     }
     this.committed(stored);

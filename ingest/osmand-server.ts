@@ -10,7 +10,8 @@ import type { IngestCounters } from './ingest-counters.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import { decodeOsmAnd } from './protocols/osmand/osmand-decoder.ts';
 import { StoreFailedError } from './store-failed-error.ts';
-import { storedFix, unstorableReason } from './stored-fix.ts';
+import { decodedRows } from './decoded-rows.ts';
+import { unstorableReason } from './stored-fix.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
 import type { TrackerListener } from './tracker-listener.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';
@@ -58,18 +59,14 @@ export async function listenForOsmAnd(options: { host: string; port: number; max
       deps.registry.refused(fix.deviceId, 'osmand', c.req.header('x-forwarded-for'));
       return c.text('unknown device', 404);
     }
-    const receivedAt = new Date();
-    const reason = unstorableReason(fix.position);
-    if (reason !== undefined) {
+    const { fixes, reports } = decodedRows({ positions: [fix.position] }, device, 'osmand', deps);
+    if (fixes.length === 0) {
       // Not a fix, but the phone is alive: its report time moves.
-      counters.unstorablePositions++;
-      deps.notice.warn(`unstorable:${device.id}`, 'position not stored: out of range', { imei: device.imei, protocol: 'osmand', reason });
-      await deps.writer.submit({ fixes: [], reports: [{ deviceId: device.id, receivedAt }], protocol: 'osmand' }).catch(() => undefined);
-      return c.text(`position out of range: ${reason}`, 400);
+      await deps.writer.submit({ fixes, reports, protocol: 'osmand' }).catch(() => undefined);
+      return c.text(`position out of range: ${unstorableReason(fix.position)}`, 400);
     }
-    const row = storedFix(device.id, fix.position, receivedAt, () => counters.valuesOutOfRange++);
     try {
-      await deps.writer.submit({ fixes: [row], protocol: 'osmand', frame: new TextEncoder().encode(c.req.url) });
+      await deps.writer.submit({ fixes, protocol: 'osmand', frame: new TextEncoder().encode(c.req.url) });
     } catch (error) {
       if (error instanceof WaitListFullError) {
         counters.refusedBusy++;

@@ -1,15 +1,14 @@
 import type { Socket } from 'node:net';
-import type { StoredFix, StoredReport } from '../db/position-batches.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { DeviceConnections, TrackerLink } from './device-connections.ts';
 import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
 import type { IngestCounters } from './ingest-counters.ts';
+import { decodedRows } from './decoded-rows.ts';
 import { cutFrame } from './frame-cutter.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import { newSession, type DecodedFrame, type Protocol } from './protocol.ts';
 import { StoreFailedError } from './store-failed-error.ts';
-import { storedFix, storedReport, unstorableReason } from './stored-fix.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';
 
@@ -36,34 +35,6 @@ const EMPTY = new Uint8Array(0);
 
 class ConnectionClosedError extends Error {
   override name = 'ConnectionClosedError';
-}
-
-/**
- * Decoded positions and reports as rows. A position no database would hold (coordinates or time out of
- * range) is not thrown away silently: it is counted, logged once per device per hour with the reason,
- * and still counts as a report (the device is alive). Fields out of their range become null, counted.
- */
-export function rowsOf(decoded: DecodedFrame, device: RegisteredDevice, deps: Pick<ConnectionDeps, 'counters' | 'notice' | 'protocol'>): { fixes: StoredFix[]; reports: StoredReport[] } {
-  const receivedAt = new Date();
-  const { counters } = deps;
-  const outOfRange = (field: string) => {
-    counters.valuesOutOfRange++;
-    deps.notice.warn(`range:${device.id}:${field}`, 'value out of range stored as null', { imei: device.imei, protocol: deps.protocol.name, field });
-  };
-  const fixes: StoredFix[] = [];
-  const reports: StoredReport[] = [];
-  for (const p of decoded.positions) {
-    const reason = unstorableReason(p);
-    if (reason === undefined) {
-      fixes.push(storedFix(device.id, p, receivedAt, outOfRange));
-      continue;
-    }
-    counters.unstorablePositions++;
-    deps.notice.warn(`unstorable:${device.id}`, 'position not stored: out of range', { imei: device.imei, protocol: deps.protocol.name, reason });
-    reports.push({ deviceId: device.id, receivedAt });
-  }
-  for (const r of decoded.reports ?? []) reports.push(storedReport(device.id, r, receivedAt));
-  return { fixes, reports };
 }
 
 /**
@@ -118,7 +89,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     const id = decoded.deviceId ?? session.deviceId;
     if (id !== undefined && !(await identify(id))) return;
     if (!device) return send(decoded.reply);
-    const { fixes, reports } = rowsOf(decoded, device, deps);
+    const { fixes, reports } = decodedRows(decoded, device, protocol.name, deps);
     if (fixes.length > 0 || reports.length > 0) {
       // The frame is copied (it is small) for a dead letter, rather than holding the socket's read buffer it views.
       await writer.submit({ fixes, reports, protocol: protocol.name, frame: Uint8Array.from(frame) }, gone.signal);
