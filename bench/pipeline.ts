@@ -85,8 +85,8 @@ export default async function pipelineBench(args: string[]): Promise<void> {
       if (picked && !picked.includes(index + 1)) continue;
       const engine = await startEngine(handle, queues, silentLogger, {
         status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, eta: { roadFactor: 1.3, defaultSpeedKmh: 40 },
-        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000, publishEvents: false,
-        retention: { outboxMs: 7 * 86_400_000, geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
+        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000,
+        retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
       });
       const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
       const server = await startIngest(handle, silentLogger, {

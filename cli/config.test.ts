@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       httpMaxConnections: defaultMaxConnections(),
       engine: {
         etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
-        lateWindowMs: 3_600_000, publishEvents: false, outboxRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
+        lateWindowMs: 3_600_000, lateFixesRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
       },
       demoSeed: 'auto',
       demoSimulate: 'auto',
@@ -78,7 +78,7 @@ describe('loadConfig', () => {
       TRACKER_MAX_CONNECTIONS: '900',
       HTTP_MAX_CONNECTIONS: '300',
       ENGINE_LATE_WINDOW_S: '600',
-      OUTBOX_RETENTION_DAYS: '30',
+      LATE_FIXES_RETENTION_DAYS: '30',
       GEOFENCE_CHANGES_RETENTION_HOURS: '48',
       PRUNE_INTERVAL_S: '600',
       DEMO_SEED: 'true',
@@ -88,7 +88,6 @@ describe('loadConfig', () => {
       ENGINE_CONCURRENCY: '4',
       ETA_ROAD_FACTOR: '1.5',
       ETA_DEFAULT_SPEED_KMH: '30',
-      PUBLISH_EVENTS: 'true',
       DEMO_SIMULATE: 'false',
     });
     expect(config).toEqual({
@@ -108,7 +107,7 @@ describe('loadConfig', () => {
       httpMaxConnections: 300,
       engine: {
         etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
-        lateWindowMs: 600_000, publishEvents: true, outboxRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
+        lateWindowMs: 600_000, lateFixesRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
       },
       demoSeed: 'true',
       demoSimulate: 'false',
@@ -154,12 +153,6 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ REDIS_URL: 'http://cache:6379' })).toBe('REDIS_URL must start with redis:// or rediss://');
     expect(startupErrorOf({ REDIS_URL: '::' })).toBe('REDIS_URL is not a valid URL');
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl).toBe('redis://127.0.0.1:6379/2');
-  });
-
-  it('publishes events only when told to: nothing consumes the webhooks queue yet, so it would only grow', () => {
-    expect(loadConfig({}).engine.publishEvents).toBe(false);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).engine.publishEvents).toBe(false);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', PUBLISH_EVENTS: 'true' }).engine.publishEvents).toBe(true);
   });
 
   it('rejects a DEMO_SEED other than auto, true or false', () => {

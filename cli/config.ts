@@ -44,9 +44,8 @@ export interface Config {
     defaultSpeedKmh: number;
     /** Late fixes at most this far behind a device's cursor are evaluated. */
     lateWindowMs: number;
-    /** Move committed events into the webhooks queue (default off until the webhooks consumer exists). */
-    publishEvents: boolean;
-    outboxRetentionMs: number;
+    /** Late-fix entries the engine never came back for are kept this long. */
+    lateFixesRetentionMs: number;
     geofenceChangesRetentionMs: number;
     pruneIntervalMs: number;
   };
@@ -142,9 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
       roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
       lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,
-      // Nothing consumes the webhooks queue yet: `auto` keeps every event in the outbox instead.
-      publishEvents: autoFlag('PUBLISH_EVENTS', env.PUBLISH_EVENTS) === 'true',
-      outboxRetentionMs: integer(env, 'OUTBOX_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
+      lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,
     },

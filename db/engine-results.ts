@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import type { EventPosition, NewEvent } from './event-log.ts';
 
 export interface DeviceCrossing {
   deviceId: number;
@@ -11,14 +12,16 @@ export interface DeviceCrossing {
 }
 
 /**
- * Stores enter/exit events and, for each event actually inserted, its outbox record for the event
- * stream (`vehicle.geofence.enter` / `.exit` with the vehicle's and the geofence's names), in one
- * statement: an event already stored (a replay) adds nothing, so nothing is published twice.
- * Returns how many events were new.
+ * Stores enter/exit crossings and returns, for each one actually inserted, its event for the log
+ * (`vehicle.geofence.enter` / `.exit`, with the geofence's name and the fix's speed and heading): a
+ * crossing already stored (a replay) returns nothing, so nothing is logged twice.
  */
-export async function insertCrossingEvents(trx: Db, crossings: DeviceCrossing[]): Promise<number> {
-  if (crossings.length === 0) return 0;
-  const { rows } = await sql<{ n: number }>`
+export async function insertCrossingEvents(trx: Db, crossings: DeviceCrossing[]): Promise<NewEvent[]> {
+  if (crossings.length === 0) return [];
+  const { rows } = await sql<{
+    id: string; device_id: number; geofence_id: number; geofence_name: string; type: 'enter' | 'exit'; fix_time: Date;
+    latitude: number; longitude: number; speed_kmh: number | null; heading: number | null;
+  }>`
     WITH inserted AS (
       INSERT INTO geofence_events (device_id, geofence_id, type, fix_time, latitude, longitude)
       SELECT * FROM unnest(${crossings.map((c) => c.deviceId)}::int[], ${crossings.map((c) => c.geofenceId)}::int[],
@@ -26,19 +29,20 @@ export async function insertCrossingEvents(trx: Db, crossings: DeviceCrossing[])
         ${crossings.map((c) => c.latitude)}::float8[], ${crossings.map((c) => c.longitude)}::float8[])
       ON CONFLICT (device_id, geofence_id, type, fix_time) DO NOTHING
       RETURNING id, device_id, geofence_id, type, fix_time, latitude, longitude
-    ), published AS (
-      INSERT INTO engine_outbox (kind, payload)
-      SELECT 'vehicle.geofence.' || i.type, jsonb_build_object(
-          'eventId', i.id, 'type', i.type, 'time', i.fix_time, 'latitude', i.latitude, 'longitude', i.longitude,
-          'vehicle', jsonb_build_object('id', d.imei, 'name', d.name, 'plates', d.plates),
-          'geofence', jsonb_build_object('id', g.id, 'name', g.name))
-      FROM inserted i JOIN devices d ON d.id = i.device_id JOIN geofences g ON g.id = i.geofence_id
-      ORDER BY i.fix_time, i.type DESC, i.id
-      RETURNING 1
     )
-    SELECT count(*)::int AS n FROM published
+    SELECT i.id::text AS id, i.device_id, i.geofence_id, g.name AS geofence_name, i.type, i.fix_time, i.latitude, i.longitude, p.speed_kmh, p.heading
+    FROM inserted i JOIN geofences g ON g.id = i.geofence_id
+    LEFT JOIN positions p ON p.device_id = i.device_id AND p.fix_time = i.fix_time
+    ORDER BY i.fix_time, i.type DESC, i.id
   `.execute(trx);
-  return rows[0]!.n;
+  return rows.map((r) => ({
+    type: r.type === 'enter' ? 'vehicle.geofence.enter' : 'vehicle.geofence.exit',
+    occurredAt: r.fix_time,
+    deviceId: r.device_id,
+    position: { lat: r.latitude, lng: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, fixTime: r.fix_time },
+    data: { geofence: { id: r.geofence_id, name: r.geofence_name } },
+    dedupeKey: `geofence-event:${r.id}`,
+  }));
 }
 
 /**
@@ -87,21 +91,25 @@ export async function recordVisits(trx: Db, crossings: DeviceCrossing[]): Promis
   }
 }
 
-/** Status changes for the event stream (`vehicle.status.changed`). */
-export async function insertStatusChanges(
-  trx: Db,
-  changes: Array<{ deviceId: number; from: string | null; to: string; at: Date }>,
-): Promise<void> {
-  if (changes.length === 0) return;
-  await sql`
-    INSERT INTO engine_outbox (kind, payload)
-    SELECT 'vehicle.status.changed', jsonb_build_object(
-      'vehicle', jsonb_build_object('id', d.imei, 'name', d.name, 'plates', d.plates), 'from', c.from_status, 'to', c.to_status, 'time', c.at)
-    FROM unnest(${changes.map((c) => c.deviceId)}::int[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[],
-      ${changes.map((c) => c.at.toISOString())}::timestamptz[]) WITH ORDINALITY AS c(device_id, from_status, to_status, at, n)
-    JOIN devices d ON d.id = c.device_id
-    ORDER BY c.n
-  `.execute(trx);
+export interface StatusChange {
+  deviceId: number;
+  from: string | null;
+  to: string;
+  at: Date;
+  /** The fix that showed the new status; none for Inactive (silence has no fix). */
+  position?: EventPosition;
+}
+
+/** Status changes as events (`vehicle.status.changed`); a change is named by its device, time and new status. */
+export function statusChangeEvents(changes: StatusChange[]): NewEvent[] {
+  return changes.map((c) => ({
+    type: 'vehicle.status.changed',
+    occurredAt: c.at,
+    deviceId: c.deviceId,
+    position: c.position ?? null,
+    data: { from: c.from, to: c.to },
+    dedupeKey: `status:${c.deviceId}:${c.at.getTime()}:${c.to}`,
+  }));
 }
 
 /**

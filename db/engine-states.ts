@@ -54,16 +54,19 @@ export interface NewFix {
   latitude: number;
   longitude: number;
   speedKmh: number | null;
+  heading: number | null;
   ignition: boolean | null;
+  /** The alarm the tracker raised with this fix (`sos`, `powerCut`, ...), if any. */
+  alarm: string | null;
 }
 
 /** Each device's fixes after its cursor, oldest first, at most `perDevice` of them. */
 export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<NewFix[]> {
-  const { rows } = await sql<{ device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; ignition: boolean | null }>`
-    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.ignition
+  const { rows } = await sql<{ device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; ignition: boolean | null; alarm: string | null }>`
+    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm
     FROM device_engine_states s
     CROSS JOIN LATERAL (
-      SELECT fix_time, valid, latitude, longitude, speed_kmh, ignition FROM positions
+      SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm FROM positions
       WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
       ORDER BY fix_time
       LIMIT ${perDevice}
@@ -72,7 +75,7 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
     ORDER BY s.device_id, p.fix_time
   `.execute(trx);
   return rows.map((r) => ({
-    deviceId: r.device_id, fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, ignition: r.ignition,
+    deviceId: r.device_id, fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, ignition: r.ignition, alarm: r.alarm,
   }));
 }
 

@@ -4,6 +4,7 @@ import * as leanPositions from './migrations/0002-lean-positions.ts';
 import * as engine from './migrations/0003-engine.ts';
 import * as ingestHardening from './migrations/0004-ingest-hardening.ts';
 import * as engineHardening from './migrations/0005-engine-hardening.ts';
+import * as eventLog from './migrations/0006-event-log.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-engine': engine,
   '0004-ingest-hardening': ingestHardening,
   '0005-engine-hardening': engineHardening,
+  '0006-event-log': eventLog,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -200,14 +200,25 @@ export interface GeofenceChangesTable {
   xid: ColumnType<string, never, never>;
 }
 
-export interface EngineOutboxTable {
-  id: Generated<number>;
-  kind: string;
-  payload: ColumnType<Record<string, unknown>, string, string>;
-  created_at: CreatedAt;
-  published_at: Timestamp | null;
-  /** A dispatcher publishes the record until then; past it, another may. */
-  claimed_until: Timestamp | null;
+/** The event log: append-only, ids in commit order (see db/event-log.ts). */
+export interface EventsTable {
+  id: ColumnType<string, never, never>;
+  account_id: number;
+  device_id: number | null;
+  user_id: number | null;
+  mode: DeviceMode | null;
+  type: string;
+  occurred_at: Timestamp;
+  recorded_at: ColumnType<Date, Date | string | undefined, never>;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  dedupe_key: string | null;
+}
+
+/** A short-lived token that opens event streams for one API key (a browser's EventSource cannot send headers). */
+export interface StreamTokensTable {
+  token_hash: string;
+  api_key_id: number;
+  expires_at: Timestamp;
 }
 
 /** Telemetry without a fix: alarms, battery, power cut, signal, command answers. */
@@ -245,7 +256,8 @@ export interface Database {
   ingest_dead_letters: IngestDeadLettersTable;
   device_engine_states: DeviceEngineStatesTable;
   geofence_changes: GeofenceChangesTable;
-  engine_outbox: EngineOutboxTable;
+  events: EventsTable;
+  stream_tokens: StreamTokensTable;
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

@@ -7,7 +7,6 @@ import { GeofenceCatalog } from './geofence-catalog.ts';
 import { LateFixLog, type DeviceLateFixes } from './late-fix-log.ts';
 import type { Job, JobQueue, QueueBackend } from './queue/job-queue.ts';
 import type { EtaSettings } from './travel-eta.ts';
-import { dispatchOutbox } from './workers/dispatch-outbox.ts';
 import { evaluateDevices } from './workers/evaluate-devices.ts';
 import { refreshEtas } from './workers/refresh-etas.ts';
 import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
@@ -27,8 +26,6 @@ export interface EngineSettings {
   fixesPerDevice: number;
   /** Late fixes at most this far behind a device's cursor are evaluated; older ones are only counted. */
   lateWindowMs: number;
-  /** Move committed events from the outbox into the webhooks queue. */
-  publishEvents: boolean;
   /** How long what the engine has finished with is kept, and how often it is pruned. */
   retention: Retention;
   pruneIntervalMs: number;
@@ -61,10 +58,8 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
   });
   const queue = backend.queue(ENGINE_QUEUE);
-  const webhooks = backend.queue(WEBHOOKS_QUEUE);
   const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
-  const dispatchSoon = () => (settings.publishEvents ? queue.add('outbox-dispatch', {}, { jobId: 'outbox-dispatch' }) : Promise.resolve());
 
   async function run(job: Job): Promise<void> {
     const data = job.data as Record<string, unknown>;
@@ -79,7 +74,6 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
           late.push(...outcome.lateByDevice);
           if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
           if (outcome.progressedTravels.length > 0) await refreshEtas(db, etaSettings, outcome.progressedTravels);
-          if (outcome.events > 0) await dispatchSoon();
         }
         lateFixLog.job(late);
         return;
@@ -98,16 +92,12 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
         return;
       }
       case 'inactivity-sweep': {
-        if ((await sweepInactive(db, settings.status.inactiveAfterMinutes)) > 0) await dispatchSoon();
-        return;
-      }
-      case 'outbox-dispatch': {
-        if (settings.publishEvents) await dispatchOutbox(db, webhooks);
+        await sweepInactive(db, settings.status.inactiveAfterMinutes);
         return;
       }
       case 'prune': {
         const pruned = await pruneEngineHistory(db, settings.retention);
-        if (pruned.outbox + pruned.geofenceChanges + pruned.lateFixes > 0) log.info('pruned what the engine has finished with', pruned);
+        if (pruned.geofenceChanges + pruned.lateFixes > 0) log.info('pruned what the engine has finished with', pruned);
         return;
       }
       default:
@@ -121,7 +111,6 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   });
   await queue.repeat('eta-refresh', settings.etaRefreshMs);
   await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
-  if (settings.publishEvents) await queue.repeat('outbox-dispatch', 5_000);
   await queue.repeat('prune', settings.pruneIntervalMs);
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
   const behind = await devicesBehind(db, 50_000);

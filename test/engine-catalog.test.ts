@@ -1,11 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../runtime/logger.ts';
-import { insertCrossingEvents } from '../db/engine-results.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
-import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
-import type { Job } from '../engine/queue/job-queue.ts';
-import { dispatchOutbox } from '../engine/workers/dispatch-outbox.ts';
 import { fixtures } from './support/fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -79,30 +75,5 @@ describe.skipIf(!process.env.DATABASE_URL)('the geofence catalog under concurren
     await catalog.refresh();
     expect(inside(account.id, 19.45, -99.15)).toContain(early.id);
     expect(inside(account.id, 19.4, -99.1)).not.toContain(early.id);
-  });
-});
-
-describe('the outbox dispatcher', () => {
-  it('moves each committed event into the webhooks queue once, with the vehicle and geofence names', async () => {
-    const make = fixtures(database.db);
-    const { account, user } = await make.tenant();
-    const device = await make.device(account.id, { name: 'Truck 9', userIds: [user.id] });
-    const fence = await make.geofence(account.id, 'Yard', { kind: 'circle', lat: 19.4, lng: -99.1, radiusMeters: 200 });
-    await sql`UPDATE engine_outbox SET published_at = now()`.execute(database.db); // earlier tests' records
-    const crossing = { deviceId: device.id, geofenceId: fence.id, type: 'enter' as const, fixTime: new Date('2024-05-01T12:00:00Z'), latitude: 19.4, longitude: -99.1 };
-    expect(await insertCrossingEvents(database.db, [crossing])).toBe(1);
-    expect(await insertCrossingEvents(database.db, [crossing])).toBe(0); // a replay publishes nothing more
-
-    const queues = inProcessQueues();
-    const delivered: Job[] = [];
-    queues.worker('webhooks', async (job) => void delivered.push(job));
-    expect(await dispatchOutbox(database.db, queues.queue('webhooks'))).toBe(1);
-    expect(await dispatchOutbox(database.db, queues.queue('webhooks'))).toBe(0);
-    await within(2_000, () => delivered.length === 1);
-    expect(delivered[0]).toMatchObject({
-      name: 'vehicle.geofence.enter',
-      data: { kind: 'vehicle.geofence.enter', type: 'enter', vehicle: { id: device.imei, name: 'Truck 9' }, geofence: { id: fence.id, name: 'Yard' } },
-    });
-    await queues.close();
   });
 });

@@ -88,7 +88,7 @@ describe('engine evaluation under at-least-once delivery', () => {
     for (const v of output.visits) visitsByKey.set(`${v.imei} ${v.name} ${v.entry_time.toISOString()}`, (visitsByKey.get(`${v.imei} ${v.name} ${v.entry_time.toISOString()}`) ?? 0) + 1);
     expect([...visitsByKey.values()].every((n) => n === 1)).toBe(true);
     expect(output.visits).toHaveLength(expected.filter((e) => e.type === 'enter').length);
-    const outbox = await database.db.selectFrom('engine_outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', 'like', 'vehicle.geofence.%').executeTakeFirstOrThrow();
-    expect(Number(outbox.n)).toBe(expected.length);
+    const logged = await database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('type', 'like', 'vehicle.geofence.%').executeTakeFirstOrThrow();
+    expect(Number(logged.n)).toBe(expected.length);
   }, 120_000);
 });

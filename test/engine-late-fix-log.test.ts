@@ -26,7 +26,7 @@ beforeAll(async () => {
   accountId = (await fixtures(database.db).account()).id;
   queues = testQueues().backend;
   const log = createLogger('debug', (line) => void lines.push(JSON.parse(line)));
-  engine = await startEngine(database, queues, log, { ...ENGINE_TEST_SETTINGS, publishEvents: false });
+  engine = await startEngine(database, queues, log, ENGINE_TEST_SETTINGS);
 });
 afterAll(async () => {
   await engine?.close();

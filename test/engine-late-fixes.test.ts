@@ -66,10 +66,10 @@ describe('late fixes', () => {
     expect(outcome.late).toEqual({ evaluated: 4, ignored: 0 });
     expect(await events(device.id)).toEqual(['enter 4', 'exit 6']);
     expect(await visits(device.id)).toEqual(['4-6']);
-    // Published like any event: through the outbox, with the time they happened.
-    const published = await sql<{ kind: string; time: string }>`
-      SELECT kind, payload->>'time' AS time FROM engine_outbox WHERE payload->'vehicle'->>'id' = ${device.imei} AND kind LIKE 'vehicle.geofence.%' ORDER BY id`.execute(database.db);
-    expect(published.rows.map((r) => r.kind)).toEqual(['vehicle.geofence.enter', 'vehicle.geofence.exit']);
+    // Logged like any event, with the time they happened.
+    const logged = await sql<{ type: string; time: string }>`
+      SELECT type, occurred_at AS time FROM events WHERE device_id = ${device.id} AND type LIKE 'vehicle.geofence.%' ORDER BY id`.execute(database.db);
+    expect(logged.rows.map((r) => r.type)).toEqual(['vehicle.geofence.enter', 'vehicle.geofence.exit']);
 
     // Run again, and with the same late fixes listed again (a replayed job): nothing more.
     await evaluateDevices(database.db, catalog, [device.id], SETTINGS);

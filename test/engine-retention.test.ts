@@ -18,35 +18,27 @@ const DAY = 86_400_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 describe('pruning what the engine has finished with', () => {
-  it('deletes published outbox records and geofence changes past their retention, never an unpublished record', async () => {
+  it('deletes geofence changes and late-fix entries past their retention', async () => {
     const make = fixtures(database.db);
     const { account } = await make.tenant();
     const device = await make.device(account.id);
-    await sql`DELETE FROM engine_outbox`.execute(database.db);
-    await sql`
-      INSERT INTO engine_outbox (kind, payload, created_at, published_at) VALUES
-        ('old.published', '{}', ${ago(9 * DAY)}, ${ago(8 * DAY)}),
-        ('new.published', '{}', ${ago(2 * DAY)}, ${ago(1 * DAY)}),
-        ('old.unpublished', '{}', ${ago(30 * DAY)}, NULL)`.execute(database.db);
     const fence = await make.geofence(account.id, 'Yard', { kind: 'circle', lat: 19.4, lng: -99.1, radiusMeters: 100 });
     await sql`UPDATE geofence_changes SET changed_at = ${ago(3 * DAY)}`.execute(database.db);
     await database.db.updateTable('geofences').set({ name: 'Yard 2' }).where('id', '=', fence.id).execute(); // a recent change
     await sql`INSERT INTO positions (device_id, fix_time, valid, latitude, longitude) VALUES (${device.id}, now(), true, 19.4, -99.1)`.execute(database.db);
     await sql`INSERT INTO late_fixes (device_id, fix_time, received_at) VALUES (${device.id}, ${ago(20 * DAY)}, ${ago(10 * DAY)}), (${device.id}, ${ago(DAY)}, now())`.execute(database.db);
 
-    const pruned = await pruneEngineHistory(database.db, { outboxMs: 7 * DAY, geofenceChangesMs: DAY, lateFixesMs: 7 * DAY });
-    expect(pruned).toEqual({ outbox: 1, geofenceChanges: 1, lateFixes: 1 });
-    const kinds = await database.db.selectFrom('engine_outbox').select('kind').orderBy('id').execute();
-    expect(kinds.map((k) => k.kind)).toEqual(['new.published', 'old.unpublished']);
+    const pruned = await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY });
+    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1 });
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toHaveLength(1);
-    expect(await pruneEngineHistory(database.db, { outboxMs: 7 * DAY, geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ outbox: 0, geofenceChanges: 0, lateFixes: 0 });
+    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0 });
   });
 
   it('leaves the geofence catalog working: it loads, and follows changes made after a prune', async () => {
     const make = fixtures(database.db);
     const { account } = await make.tenant();
     await make.geofence(account.id, 'Before', { kind: 'circle', lat: 19.4, lng: -99.1, radiusMeters: 100 });
-    await pruneEngineHistory(database.db, { outboxMs: DAY, geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
+    await pruneEngineHistory(database.db, { geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toEqual([]);
     const catalog = await GeofenceCatalog.open(database.db, silentLogger, database.pool, { pollMs: 60_000 });
     try {
@@ -71,7 +63,7 @@ describe('pruning what the engine has finished with', () => {
       // engine process prunes the log past the changes.
       const added = await make.geofence(account.id, 'Added', { kind: 'circle', lat: 19.5, lng: -99.2, radiusMeters: 100 });
       await database.db.deleteFrom('geofences').where('id', '=', gone.id).execute();
-      await pruneEngineHistory(database.db, { outboxMs: DAY, geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
+      await pruneEngineHistory(database.db, { geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
       clock += 2 * 3_600_000;
       await catalog.refresh();
       expect(catalog.index(account.id)?.has(added.id)).toBe(true);

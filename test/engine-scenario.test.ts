@@ -163,11 +163,11 @@ describe('a vehicle through A → B → C with a travel', () => {
 
     // The engine's own record of the status changes, for the event stream, ends with the sweep's Inactive.
     const changes = await eventually(
-      () => sql<{ to: string }>`SELECT payload->>'to' AS to FROM engine_outbox WHERE kind = 'vehicle.status.changed' ORDER BY id`.execute(database.db),
+      () => sql<{ to: string }>`SELECT data->>'to' AS to FROM events WHERE type = 'vehicle.status.changed' ORDER BY id`.execute(database.db),
       ({ rows }) => expect(rows.at(-1)?.to).toBe('Inactive'),
     );
     expect(changes.rows.map((r) => r.to)).toEqual(['Stopped', 'Moving', 'Stopped', 'Off', 'Inactive']);
-    const enterEvents = await sql<{ n: number }>`SELECT count(*)::int AS n FROM engine_outbox WHERE kind = 'vehicle.geofence.enter'`.execute(database.db);
+    const enterEvents = await sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE type = 'vehicle.geofence.enter'`.execute(database.db);
     expect(enterEvents.rows[0]!.n).toBe(4);
   }, 90_000);
 });

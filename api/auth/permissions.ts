@@ -1,5 +1,15 @@
 /** Permission names a key can hold; `*` grants all of them. */
-export const PERMISSIONS = ['devices:read', 'geofences:read', 'reports:read', 'travels:read', 'travels:write'] as const;
+export const PERMISSIONS = [
+  'devices:read',
+  'geofences:read',
+  'geofences:write',
+  'reports:read',
+  'travels:read',
+  'travels:write',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const ALL_PERMISSIONS = '*';

@@ -15,12 +15,9 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     concurrency: config.engine.concurrency,
     fixesPerDevice: 1000,
     lateWindowMs: config.engine.lateWindowMs,
-    publishEvents: config.engine.publishEvents,
     retention: {
-      outboxMs: config.engine.outboxRetentionMs,
       geofenceChangesMs: config.engine.geofenceChangesRetentionMs,
-      // Entries the engine never came back for: kept as long as published events.
-      lateFixesMs: config.engine.outboxRetentionMs,
+      lateFixesMs: config.engine.lateFixesRetentionMs,
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
   });

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
-import { insertCrossingEvents, insertStatusChanges, recordVisits, type DeviceCrossing } from '../../db/engine-results.ts';
+import { insertCrossingEvents, recordVisits, statusChangeEvents, type DeviceCrossing, type StatusChange } from '../../db/engine-results.ts';
+import { appendEvents, type NewEvent } from '../../db/event-log.ts';
 import { fixesAfterCursors, lockEngineStates, saveEngineStates, type EngineStateUpdate, type NewFix } from '../../db/engine-states.ts';
 import { recordArrivals, startDueTravels, travelsInProgress } from '../../db/travel-progress.ts';
 import { classifyDeviceStatus, type DeviceStatusThresholds } from '../device-status.ts';
@@ -20,6 +21,7 @@ export interface EvaluationSettings {
 export interface EvaluationOutcome {
   /** Devices that still have fixes after this run's cursor. */
   unfinished: number[];
+  /** Events logged. */
   events: number;
   /** Travels whose waypoints changed: their ETAs are worth refreshing now. */
   progressedTravels: number[];
@@ -55,7 +57,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
 
     const crossings: DeviceCrossing[] = [];
     const updates: EngineStateUpdate[] = [];
-    const statusChanges: Array<{ deviceId: number; from: string | null; to: string; at: Date }> = [];
+    const statusChanges: StatusChange[] = [];
     const progressedTravels: number[] = [];
     const unfinished: number[] = [];
     const now = new Date();
@@ -83,7 +85,12 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       let status = state.status;
       for (const f of deviceFixes) {
         const next = classifyDeviceStatus({ lastReportAt: now, speedKmh: f.speedKmh, ignition: f.ignition }, now, settings.status);
-        if (next !== status) statusChanges.push({ deviceId: state.deviceId, from: status, to: next, at: f.fixTime });
+        if (next !== status) {
+          statusChanges.push({
+            deviceId: state.deviceId, from: status, to: next, at: f.fixTime,
+            position: { lat: f.latitude, lng: f.longitude, speedKmh: f.speedKmh, heading: f.heading, fixTime: f.fixTime },
+          });
+        }
         status = next;
       }
 
@@ -95,9 +102,9 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
         status,
       });
     }
-    const events = await insertCrossingEvents(trx, crossings);
+    const events: NewEvent[] = await insertCrossingEvents(trx, crossings);
     await recordVisits(trx, crossings);
-    await insertStatusChanges(trx, statusChanges);
+    events.push(...statusChangeEvents(statusChanges));
     await saveEngineStates(trx, updates);
     // After the fixes in order, so the late ones are read against a timeline that includes them.
     const cursorAfter = new Map(updates.map((u) => [u.deviceId, u.cursor]));
@@ -113,7 +120,10 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
         })),
       settings.lateWindowMs,
     );
-    return { unfinished, events: events + late.events, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored }, lateByDevice: late.devices };
+    events.push(...late.events);
+    // Last: appending holds the log's lock until the commit (see appendEvents).
+    const logged = await appendEvents(trx, events.sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime()));
+    return { unfinished, events: logged.length, progressedTravels, late: { evaluated: late.evaluated, ignored: late.ignored }, lateByDevice: late.devices };
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import type { NewEvent } from '../../db/event-log.ts';
 import { insertCrossingEvents, recordExcursionVisits, storedCrossingsAround, type DeviceCrossing } from '../../db/engine-results.ts';
 import { countLateFixes, positionsAround, takeLateFixes } from '../../db/late-fixes.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
@@ -21,8 +22,8 @@ export interface LateOutcome {
   evaluated: number;
   /** Late fixes too far behind the cursor: stored, counted, not evaluated. */
   ignored: number;
-  /** Events the late fixes added. */
-  events: number;
+  /** Events the late fixes added, for the caller to log with its own. */
+  events: NewEvent[];
   /** The counts per device that had any. */
   devices: DeviceLateFixes[];
 }
@@ -40,7 +41,7 @@ export interface LateOutcome {
  * taken, and the new cursor has passed it, so no later read in order would ever see it.
  */
 export async function evaluateLateFixes(trx: Db, catalog: GeofenceCatalog, devices: LateDevice[], windowMs: number): Promise<LateOutcome> {
-  const outcome: LateOutcome = { evaluated: 0, ignored: 0, events: 0, devices: [] };
+  const outcome: LateOutcome = { evaluated: 0, ignored: 0, events: [], devices: [] };
   if (devices.length === 0) return outcome;
   const listed = await takeLateFixes(trx, devices.map((d) => d.deviceId));
   const counts = outcome.devices;

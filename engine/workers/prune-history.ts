@@ -1,11 +1,8 @@
 import type { Db } from '../../db/database.ts';
-import { prunePublishedOutbox } from '../../db/engine-outbox.ts';
 import { pruneGeofenceChanges } from '../../db/geofence-changes.ts';
 import { pruneLateFixes } from '../../db/late-fixes.ts';
 
 export interface Retention {
-  /** Published outbox records are kept this long (unpublished ones always). */
-  outboxMs: number;
   /** Geofence changes are kept this long: far longer than any engine process takes to read them. */
   geofenceChangesMs: number;
   /** Late-fix entries the engine never came back for (a device that went silent) are dropped after this. */
@@ -25,10 +22,9 @@ async function inBatches(prune: (limit: number) => Promise<number>): Promise<num
 }
 
 /** Deletes what the engine has finished with and kept past its retention; returns the counts. */
-export async function pruneEngineHistory(db: Db, retention: Retention, now = new Date()): Promise<{ outbox: number; geofenceChanges: number; lateFixes: number }> {
+export async function pruneEngineHistory(db: Db, retention: Retention, now = new Date()): Promise<{ geofenceChanges: number; lateFixes: number }> {
   const before = (ms: number) => new Date(now.getTime() - ms);
   return {
-    outbox: await inBatches((limit) => prunePublishedOutbox(db, before(retention.outboxMs), limit)),
     geofenceChanges: await inBatches((limit) => pruneGeofenceChanges(db, before(retention.geofenceChangesMs), limit)),
     lateFixes: await inBatches((limit) => pruneLateFixes(db, before(retention.lateFixesMs), limit)),
   };

@@ -1,12 +1,13 @@
 import type { Db } from '../../db/database.ts';
-import { insertStatusChanges } from '../../db/engine-results.ts';
+import { statusChangeEvents } from '../../db/engine-results.ts';
 import { markInactive } from '../../db/engine-states.ts';
+import { appendEvents } from '../../db/event-log.ts';
 
-/** Marks devices silent past the threshold Inactive and tells the event stream, once per device. */
+/** Marks devices silent past the threshold Inactive and logs the change, once per device. */
 export async function sweepInactive(db: Db, inactiveAfterMinutes: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const silent = await markInactive(trx, inactiveAfterMinutes);
-    await insertStatusChanges(trx, silent.map((s) => ({ deviceId: s.deviceId, from: s.from, to: 'Inactive', at: s.at })));
+    await appendEvents(trx, statusChangeEvents(silent.map((s) => ({ deviceId: s.deviceId, from: s.from, to: 'Inactive', at: s.at }))));
     return silent.length;
   });
 }

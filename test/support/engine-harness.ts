@@ -21,8 +21,7 @@ export const ENGINE_TEST_SETTINGS: EngineSettings = {
   concurrency: 2,
   fixesPerDevice: 1000,
   lateWindowMs: 3_600_000,
-  publishEvents: true,
-  retention: { outboxMs: 7 * 86_400_000, geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 },
+  retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 },
   pruneIntervalMs: 3_600_000,
 };
 
