@@ -13,7 +13,7 @@ import { authenticate } from './auth/authenticate.ts';
 import { PERMISSIONS } from './auth/permissions.ts';
 import { errorEnvelope } from './envelope.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
-import type { TravelSchedule } from './route-deps.ts';
+import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -36,6 +36,7 @@ export interface AppDeps {
     onTimeToleranceMinutes: number;
   };
   travelSchedule?: TravelSchedule;
+  webhookDispatch?: WebhookDispatch;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -108,7 +109,7 @@ export function createApp(deps: AppDeps) {
   );
   api.use('*', authenticate(db, log));
   api.use('*', rateLimit(deps.rateLimiter, log));
-  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule };
+  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));

@@ -12,6 +12,13 @@ export interface RouteDeps {
   };
   /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
   travelSchedule?: TravelSchedule;
+  /** Absent, due deliveries wait for the webhook workers' periodic sweep of the database. */
+  webhookDispatch?: WebhookDispatch;
+}
+
+/** Tells the webhook workers that deliveries are due now (a test ping, a manual retry). */
+export interface WebhookDispatch {
+  deliverSoon(deliveryIds: string[]): Promise<void>;
 }
 
 export interface TravelSchedule {

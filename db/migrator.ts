@@ -5,6 +5,7 @@ import * as engine from './migrations/0003-engine.ts';
 import * as ingestHardening from './migrations/0004-ingest-hardening.ts';
 import * as engineHardening from './migrations/0005-engine-hardening.ts';
 import * as eventLog from './migrations/0006-event-log.ts';
+import * as webhooks from './migrations/0007-webhooks.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-ingest-hardening': ingestHardening,
   '0005-engine-hardening': engineHardening,
   '0006-event-log': eventLog,
+  '0007-webhooks': webhooks,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -250,7 +250,66 @@ export interface IngestDeadLettersTable {
   replayed_at: Timestamp | null;
 }
 
+export interface WebhooksTable {
+  id: Generated<number>;
+  account_id: number;
+  user_id: number;
+  mode: DeviceMode;
+  url: string;
+  /** Event kinds and families (ending in `*`) as the user gave them. */
+  events: string[];
+  description: string | null;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  disabled_reason: string | null;
+  disabled_at: Timestamp | null;
+  /** `whsec_<base64>`; the previous one also signs until `previous_secret_expires_at`. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>;
+  webhook_id: number;
+  /** The logged event; null for a test ping, whose payload is kept in `payload`. */
+  event_id: ColumnType<string | null, string | number | null | undefined, never>;
+  event_type: string;
+  payload: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp | null;
+  claimed_until: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface EventFanoutCursorTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>;
+  last_event_id: ColumnType<string, string | number, string | number>;
+}
+
 export interface Database {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  event_fanout_cursor: EventFanoutCursorTable;
   device_reports: DeviceReportsTable;
   late_fixes: LateFixesTable;
   ingest_dead_letters: IngestDeadLettersTable;
