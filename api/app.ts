@@ -12,7 +12,10 @@ import type { AppEnv } from './app-env.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { PERMISSIONS } from './auth/permissions.ts';
 import { errorEnvelope } from './envelope.ts';
+import { EventFeed } from './events/event-feed.ts';
+import type { EventStreamSettings } from './events/event-stream.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
+import { eventRoutes } from './routes/events.ts';
 import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -29,11 +32,17 @@ const UNTRANSLATABLE_CHARACTER = '22021';
 export interface AppDeps {
   db: Db;
   log: Logger;
+  /** The detailed endpoints' limit (50 per 10 s by default). */
   rateLimiter: RateLimiter;
+  /** The overview endpoints' limit (600 per minute by default); absent, they share the detailed one. */
+  overviewRateLimiter?: RateLimiter;
+  /** The process's reader of the event log for streams; absent, one is opened (polling) on the first stream. */
+  eventFeed?: EventFeed;
   config: {
     bodyLimitBytes: number;
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
+    eventStream?: Partial<EventStreamSettings>;
   };
   travelSchedule?: TravelSchedule;
   webhookDispatch?: WebhookDispatch;
@@ -108,12 +117,18 @@ export function createApp(deps: AppDeps) {
     }),
   );
   api.use('*', authenticate(db, log));
-  api.use('*', rateLimit(deps.rateLimiter, log));
+  api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
   const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));
   api.route('/', travelRoutes(routeDeps));
+  let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
+  api.route('/', eventRoutes({
+    ...routeDeps,
+    eventFeed: () => (feed ??= EventFeed.open(db, log, undefined, { pollMs: 100 })),
+    eventStream: { heartbeatMs: 15_000, maxQueued: 10_000, visibilityRefreshMs: 10_000, ...deps.config.eventStream },
+  }));
   app.route(API_PREFIX, api);
   return app;
 }

@@ -13,7 +13,12 @@ export interface Config {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   logLevel: LogLevel;
+  /** The detailed endpoints' limit per key. */
   rateLimit: { max: number; windowMs: number };
+  /** The overview endpoints' limit per key (events, webhooks, geofence writes, ...). */
+  overviewRateLimit: { max: number; windowMs: number };
+  /** Seconds between heartbeat comments on event streams. */
+  eventStreamHeartbeatS: number;
   bodyLimitBytes: number;
   deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
   onTimeToleranceMinutes: number;
@@ -113,6 +118,11 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer(env, 'RATE_LIMIT_MAX', 50, 1, 1_000_000),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),
     },
+    overviewRateLimit: {
+      max: integer(env, 'OVERVIEW_RATE_LIMIT_MAX', 600, 1, 1_000_000),
+      windowMs: integer(env, 'OVERVIEW_RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+    },
+    eventStreamHeartbeatS: integer(env, 'EVENT_STREAM_HEARTBEAT_S', 15, 1, 15),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     deviceStatus: {
       inactiveAfterMinutes: positiveNumber(env, 'INACTIVE_AFTER_MINUTES', 30),

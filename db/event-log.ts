@@ -50,7 +50,7 @@ export interface LoggedEvent {
 /** The payload a webhook receives and the stream sends: `{id, type, timestamp, data}`. */
 export interface EventPayload {
   id: string;
-  type: string;
+  type: EventType;
   timestamp: string;
   data: Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
+import { listenForNotifications, type NotificationListener } from '../db/notification-listener.ts';
 import { geofenceChangeHorizon, geofenceChangesSince, geofenceDwellTimes, type GeofenceChange } from '../db/geofence-changes.ts';
 import type { DwellRules } from './fence-crossings.ts';
 import { GeofenceIndex } from './geofence/geofence-index.ts';
@@ -36,7 +37,7 @@ export class GeofenceCatalog {
   /** Changes applied whose transactions are at or after the horizon (they come back in the next read). */
   private readonly applied = new Map<number, bigint>();
   private timer: NodeJS.Timeout | undefined;
-  private listener: { client: pg.PoolClient; release(): void } | undefined;
+  private listener: NotificationListener | undefined;
   private refreshing: Promise<void> | undefined;
   private closed = false;
   /** When the last successful read of the change log (or load) started. */
@@ -54,7 +55,10 @@ export class GeofenceCatalog {
     await catalog.loadAll();
     catalog.timer = setInterval(() => void catalog.refresh(), options.pollMs);
     catalog.timer.unref();
-    if (pool) await catalog.listen(pool);
+    if (pool) {
+      catalog.listener = listenForNotifications(pool, 'fleetcore_geofence_changes', () => void catalog.refresh());
+      await catalog.listener.ready;
+    }
     return catalog;
   }
 
@@ -147,37 +151,11 @@ export class GeofenceCatalog {
     this.lastRead = startedAt;
   }
 
-  private async listen(pool: pg.Pool): Promise<void> {
-    try {
-      const client = await pool.connect();
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        client.removeAllListeners('notification');
-        client.release(true); // a LISTENing session is not handed to anyone else
-      };
-      client.on('notification', () => void this.refresh());
-      client.on('error', () => {
-        // The poll keeps the catalog current meanwhile; listening resumes on a new connection.
-        if (this.listener?.client === client) this.listener = undefined;
-        release();
-        if (!this.closed) setTimeout(() => void this.listen(pool), 1_000).unref();
-      });
-      await client.query('LISTEN fleetcore_geofence_changes');
-      if (this.closed) release();
-      else this.listener = { client, release };
-    } catch {
-      if (!this.closed) setTimeout(() => void this.listen(pool), 1_000).unref();
-    }
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     await this.refreshing;
-    const listener = this.listener;
+    this.listener?.close();
     this.listener = undefined;
-    listener?.release();
   }
 }

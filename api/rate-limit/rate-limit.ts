@@ -2,11 +2,17 @@ import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
+import { endpointClass, type EndpointClass } from './endpoint-class.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
-/** Counts each request against its API key and sets the RateLimit headers on every response. */
-export function rateLimit(limiter: RateLimiter, log: Logger) {
+/**
+ * Counts each request against its API key in the limiter of its endpoint class and sets the
+ * RateLimit headers of that limit on every response. A stream counts once, when it opens.
+ */
+export function rateLimit(limiters: Record<EndpointClass, RateLimiter>, apiPrefix: string, log: Logger) {
   return createMiddleware<AppEnv>(async (c, next) => {
+    const path = c.req.path.startsWith(apiPrefix) ? c.req.path.slice(apiPrefix.length) : c.req.path;
+    const limiter = limiters[endpointClass(c.req.method, path)];
     let decision;
     try {
       decision = await limiter.hit(c.get('principal').keyHash);

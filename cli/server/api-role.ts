@@ -1,6 +1,7 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app.ts';
+import { EventFeed } from '../../api/events/event-feed.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
@@ -20,13 +21,17 @@ export interface RunningApi {
 export async function startApiRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; engineQueue: JobQueue },
+  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue },
 ): Promise<RunningApi> {
+  // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
+  const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
   const app = createApp({
     db: deps.database.db,
     log,
     rateLimiter: deps.rateLimiter,
-    config,
+    overviewRateLimiter: deps.overviewRateLimiter,
+    eventFeed,
+    config: { ...config, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 } },
     travelSchedule: {
       scheduled: (travelId, startTime) => scheduleTravelStart(deps.engineQueue, travelId, startTime),
       cancelled: (travelId) => unscheduleTravelStart(deps.engineQueue, travelId),
@@ -50,6 +55,8 @@ export async function startApiRole(
     port,
     stop: () =>
       new Promise<void>((resolve) => {
+        // Streams never end on their own: the feed's close ends them, so the server can close.
+        void eventFeed.close();
         server.close(() => resolve());
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5_000).unref();

@@ -87,11 +87,15 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
     if (roles.has('api')) {
-      const rateLimiter = redis
-        ? createRedisRateLimiter(redis, config.rateLimit.max, config.rateLimit.windowMs)
-        : createMemoryRateLimiter(config.rateLimit.max, config.rateLimit.windowMs);
-      stack.push('rate limiter', () => rateLimiter.close());
-      api = await startApiRole(config, log, { database, rateLimiter, engineQueue });
+      const limiter = (limit: { max: number; windowMs: number }, prefix: string) =>
+        redis ? createRedisRateLimiter(redis, limit.max, limit.windowMs, prefix) : createMemoryRateLimiter(limit.max, limit.windowMs);
+      const rateLimiter = limiter(config.rateLimit, 'fleetcore:ratelimit:');
+      const overviewRateLimiter = limiter(config.overviewRateLimit, 'fleetcore:ratelimit:overview:');
+      stack.push('rate limiters', async () => {
+        await rateLimiter.close();
+        await overviewRateLimiter.close();
+      });
+      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue });
       stack.push('api', api.stop);
     }
     const url = api?.url ?? localBaseUrl({ ...config, port: 0 });

@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { createApp, type App } from '../../api/app.ts';
+import { EventFeed } from '../../api/events/event-feed.ts';
+import type { EventStreamSettings } from '../../api/events/event-stream.ts';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
 import { silentLogger } from '../../runtime/logger.ts';
@@ -28,14 +30,20 @@ export const TEST_CONFIG = {
  * The whole HTTP app on this file's own database. Rate limits are kept in Redis when REDIS_URL is set,
  * as in production; `rateLimitMax` defaults high so only the rate-limit tests meet it.
  */
-export async function startTestApp(options: { rateLimitMax?: number } = {}): Promise<TestApp> {
+export async function startTestApp(options: { rateLimitMax?: number; overviewRateLimitMax?: number; eventStream?: Partial<EventStreamSettings> } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   const max = options.rateLimitMax ?? 100_000;
-  let redis: Redis | undefined;
-  const rateLimiter = process.env.REDIS_URL
-    ? createRedisRateLimiter((redis = await connectRedis(process.env.REDIS_URL)), max, 10_000)
-    : createMemoryRateLimiter(max, 10_000);
-  const app = createApp({ db: database.db, log: silentLogger, rateLimiter, config: TEST_CONFIG });
+  const overviewMax = options.overviewRateLimitMax ?? 100_000;
+  const redis: Redis | undefined = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL) : undefined;
+  const rateLimiter = redis ? createRedisRateLimiter(redis, max, 10_000) : createMemoryRateLimiter(max, 10_000);
+  const overviewRateLimiter = redis
+    ? createRedisRateLimiter(redis, overviewMax, 60_000, 'fleetcore:ratelimit:overview:')
+    : createMemoryRateLimiter(overviewMax, 60_000);
+  const eventFeed = await EventFeed.open(database.db, silentLogger, database.pool, { pollMs: 100 });
+  const app = createApp({
+    db: database.db, log: silentLogger, rateLimiter, overviewRateLimiter, eventFeed,
+    config: { ...TEST_CONFIG, eventStream: options.eventStream },
+  });
 
   const call: TestApp['call'] = (path, { key, method = 'GET', body, headers = {} } = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
@@ -56,7 +64,9 @@ export async function startTestApp(options: { rateLimitMax?: number } = {}): Pro
       return { status: res.status, body: await res.json(), headers: res.headers };
     },
     async close() {
+      await eventFeed.close();
       await rateLimiter.close();
+      await overviewRateLimiter.close();
       redis?.disconnect();
       await database.destroy();
     },

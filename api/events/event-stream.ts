@@ -1,0 +1,112 @@
+import type { SSEStreamingApi } from 'hono/streaming';
+import type { AccessScope } from '../../db/access-scope.ts';
+import type { Db } from '../../db/database.ts';
+import { visibleDevicesByImei } from '../../db/devices.ts';
+import { eventPage, eventPayload, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
+import { matchesEventType } from '../../engine/events/event-catalog.ts';
+import type { EventFeed } from './event-feed.ts';
+
+export interface EventStreamSettings {
+  /** A comment line at least this often, so proxies and clients know the stream is alive. */
+  heartbeatMs: number;
+  /** Events waiting for a client that does not read; past this the stream is closed and the client resumes from its last id. */
+  maxQueued: number;
+  /** How often the set of vehicles the key may see is read again. */
+  visibilityRefreshMs: number;
+}
+
+const BACKLOG_PAGE = 500;
+
+/**
+ * One open stream: the events after `resumeAfter` from the database (the backlog), then the feed's
+ * live events, in id order, each once. It subscribes to the feed before reading the backlog and
+ * drops live events at or below the last id sent, so the seam between the two has no gap and no
+ * duplicate. Resolves when the client goes away or the stream is closed for falling behind.
+ */
+export async function runEventStream(
+  stream: SSEStreamingApi,
+  deps: { db: Db; feed: EventFeed; settings: EventStreamSettings },
+  scope: AccessScope,
+  filter: EventFilter,
+  resumeAfter: string | undefined,
+): Promise<void> {
+  const { db, feed, settings } = deps;
+  let visible = await visibleDeviceIds(db, scope);
+  let lastSent = 0n;
+  let finished = false;
+  const queue: LoggedEvent[] = [];
+  let wake: (() => void) | undefined;
+  const nudge = () => {
+    wake?.();
+    wake = undefined;
+  };
+
+  const matches = (e: LoggedEvent): boolean => {
+    if (e.accountId !== scope.accountId) return false;
+    if (e.deviceId === null) {
+      if (filter.deviceIds) return false;
+      if (e.userId !== null && e.userId !== scope.userId) return false;
+      if (e.mode !== null && e.mode !== scope.mode) return false;
+    } else {
+      if (e.mode !== scope.mode || !visible.has(e.deviceId)) return false;
+      if (filter.deviceIds && !filter.deviceIds.includes(e.deviceId)) return false;
+    }
+    if (filter.types && !matchesEventType(filter.types, e.type)) return false;
+    if (filter.from && e.occurredAt < filter.from) return false;
+    if (filter.to && e.occurredAt > filter.to) return false;
+    return true;
+  };
+
+  const subscription = feed.subscribe((events) => {
+    for (const e of events) if (matches(e)) queue.push(e);
+    if (queue.length > settings.maxQueued) finished = true;
+    nudge();
+  }, () => {
+    finished = true;
+    nudge();
+  });
+  const heartbeat = setInterval(() => {
+    void stream.write(': heartbeat\n\n').catch(() => undefined);
+  }, settings.heartbeatMs);
+  const refresh = setInterval(() => {
+    visibleDeviceIds(db, scope).then((ids) => (visible = ids), () => undefined);
+  }, settings.visibilityRefreshMs);
+  stream.onAbort(() => {
+    finished = true;
+    nudge();
+  });
+
+  const send = async (e: LoggedEvent) => {
+    const id = BigInt(e.id);
+    if (id <= lastSent) return;
+    lastSent = id;
+    await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(eventPayload(e)) });
+  };
+
+  try {
+    await stream.write(`retry: 2000\n: connected\n\n`);
+    // Without Last-Event-ID the stream starts where the feed was when it subscribed; the backlog read
+    // still covers events the feed had not handed out yet.
+    let after = resumeAfter ?? subscription.since;
+    while (!finished) {
+      const page = await eventPage(db, scope, filter, { order: 'asc', afterId: after, limit: BACKLOG_PAGE });
+      for (const e of page.slice(0, BACKLOG_PAGE)) await send(e);
+      if (page.length <= BACKLOG_PAGE) break;
+      after = page[BACKLOG_PAGE - 1]!.id;
+    }
+    while (!finished) {
+      while (queue.length > 0 && !finished) await send(queue.shift()!);
+      if (finished) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    finished = true;
+    subscription.unsubscribe();
+    clearInterval(heartbeat);
+    clearInterval(refresh);
+  }
+}
+
+async function visibleDeviceIds(db: Db, scope: AccessScope): Promise<Set<number>> {
+  return new Set((await visibleDevicesByImei(db, scope)).map((d) => d.id));
+}

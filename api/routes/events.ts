@@ -1,0 +1,165 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { eventPage, eventPayload } from '../../db/event-log.ts';
+import { insertStreamToken } from '../../db/stream-tokens.ts';
+import { EVENT_TYPES } from '../../engine/events/event-catalog.ts';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../app-env.ts';
+import { requirePermission } from '../auth/require-permission.ts';
+import { STREAM_TOKEN_TTL_MS, issueStreamToken } from '../auth/stream-token.ts';
+import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import { decodeEventCursor, encodeEventCursor } from '../events/event-cursor.ts';
+import type { EventFeed } from '../events/event-feed.ts';
+import { eventFilterQuery, parseEventFilter } from '../events/event-query.ts';
+import { runEventStream, type EventStreamSettings } from '../events/event-stream.ts';
+import type { RouteDeps } from '../route-deps.ts';
+
+export const EventSchema = z
+  .object({
+    id: z.string().openapi({ description: 'Event id: increasing in the order events were committed', example: '1042' }),
+    type: z.enum(EVENT_TYPES).openapi({ example: 'vehicle.geofence.enter' }),
+    timestamp: z.string().openapi({ format: 'date-time', description: 'When it happened (the fix time for what a fix showed), ISO 8601 UTC' }),
+    data: z.record(z.string(), z.unknown()).openapi({
+      description: 'vehicle {id, name, plates, imei} for vehicle events; position {lat, lng, speedKmh, heading, fixTime} when there is one; the type\'s own fields (see the README\'s event catalog)',
+      example: {
+        vehicle: { id: '356307042441013', name: 'Truck 12', plates: 'ABC-123', imei: '356307042441013' },
+        position: { lat: 19.4326, lng: -99.1332, speedKmh: 32, heading: 90, fixTime: '2024-05-01T14:30:00.000Z' },
+        geofence: { id: 12, name: 'Depot North' },
+      },
+    }),
+  })
+  .openapi('Event');
+
+const LoggedEventSchema = EventSchema.extend({
+  recordedAt: z.string().openapi({ format: 'date-time', description: 'When the event was written to the log' }),
+}).openapi('LoggedEvent');
+
+const EventPageSchema = z
+  .object({
+    data: z.array(LoggedEventSchema),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().openapi({ description: 'Pass as cursor (with the same order and filters) for the next page; null when has_more is false' }),
+  })
+  .openapi('EventPage');
+
+const listEvents = createRoute({
+  method: 'get',
+  path: '/events',
+  tags: ['Events'],
+  summary: 'The event log: geofence, driving, alarm, connection and travel events',
+  description:
+    'Newest first by default. Cursor pages never repeat or skip an event, even while new ones arrive: ids are handed out in commit order. A key sees the events of the vehicles its user may see, in its own mode.',
+  middleware: [requirePermission('events:read')] as const,
+  request: {
+    query: z.object({
+      ...eventFilterQuery,
+      order: z.enum(['desc', 'asc']).default('desc').openapi({ description: 'desc: newest first (default); asc: oldest first' }),
+      limit: z.coerce.number().int().min(1).max(500).default(50).openapi({ description: '1 to 500, default 50' }),
+      cursor: z.string().optional().openapi({ description: 'next_cursor of the previous page' }),
+    }),
+  },
+  responses: {
+    200: { description: 'A page of events', content: { 'application/json': { schema: EventPageSchema } } },
+    ...errorResponses([400, 'Invalid filter, limit or cursor'], [404, 'A listed device does not exist or is not accessible']),
+  },
+});
+
+const streamEvents = createRoute({
+  method: 'get',
+  path: '/events/stream',
+  tags: ['Events'],
+  summary: 'Live events as Server-Sent Events',
+  description: [
+    'One message per event: `id:` the event id, `event:` its type, `data:` the event JSON (as a webhook receives it). A `: heartbeat` comment at least every 15 s.',
+    'Resume with the `Last-Event-ID` header (EventSource sends it on reconnect) or `lastEventId`: the stream replays every event after that id, then goes live, with no gap and no duplicate, on any API process.',
+    'Authenticate with the usual headers, or, from a browser EventSource (which cannot send headers), with `?token=` from POST /events/stream-tokens. API keys are never accepted in a URL.',
+    'A client that stops reading is disconnected once 10,000 events wait for it; it resumes with Last-Event-ID.',
+  ].join('\n\n'),
+  middleware: [requirePermission('events:read')] as const,
+  request: {
+    query: z.object({
+      ...eventFilterQuery,
+      lastEventId: z.string().optional().openapi({ description: 'Resume after this event id (the Last-Event-ID header wins when both are given)' }),
+      token: z.string().optional().openapi({ description: 'A stream token from POST /events/stream-tokens, for clients that cannot send headers' }),
+    }),
+    headers: z.object({ 'last-event-id': z.string().optional().openapi({ description: 'Resume after this event id' }) }),
+  },
+  responses: {
+    200: {
+      description: 'The event stream',
+      content: { 'text/event-stream': { schema: z.string().openapi({ example: 'id: 1042\nevent: vehicle.geofence.enter\ndata: {"id":"1042","type":"vehicle.geofence.enter",...}\n\n' }) } },
+    },
+    ...errorResponses([400, 'Invalid filter or Last-Event-ID'], [404, 'A listed device does not exist or is not accessible']),
+  },
+});
+
+const StreamTokenSchema = z
+  .object({
+    token: z.string().openapi({ example: 'fst_Q2hvb3NlIGEgbG9uZyByYW5kb20gdG9rZW4' }),
+    expiresAt: z.string().openapi({ format: 'date-time' }),
+    expiresInSeconds: z.number().int().openapi({ example: 60 }),
+  })
+  .openapi('StreamToken');
+
+const createStreamToken = createRoute({
+  method: 'post',
+  path: '/events/stream-tokens',
+  tags: ['Events'],
+  summary: 'A short-lived token for opening event streams from a browser',
+  description:
+    'For `new EventSource("/api/v1/events/stream?token=...")`. The token opens streams for 60 s with this key\'s user, mode and permissions, and does nothing else; a stream it opened stays open. An EventSource that reconnects after the token expired gets 401: ask for a new token and open a new EventSource with the last event id as lastEventId.',
+  middleware: [requirePermission('events:read')] as const,
+  responses: {
+    201: { description: 'The token', content: { 'application/json': { schema: envelopeSchema(StreamTokenSchema, 'StreamTokenResponse') } } },
+    ...errorResponses(),
+  },
+});
+
+const EVENT_ID = /^\d{1,19}$/;
+
+export function eventRoutes({ db, eventFeed, eventStream }: RouteDeps & { eventFeed: () => Promise<EventFeed>; eventStream: EventStreamSettings }) {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.openapi(listEvents, async (c) => {
+    const { scope, timezone } = c.get('principal');
+    const query = c.req.valid('query');
+    const filter = await parseEventFilter(db, scope, timezone, query);
+    const position = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, query.order);
+    const rows = await eventPage(db, scope, filter, {
+      order: query.order,
+      limit: query.limit,
+      ...(query.order === 'asc' ? { afterId: position } : { beforeId: position }),
+    });
+    const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    return c.json(
+      {
+        data: page.map((e) => ({ ...eventPayload(e), recordedAt: e.recordedAt.toISOString() })),
+        has_more: hasMore,
+        next_cursor: hasMore ? encodeEventCursor(query.order, page[page.length - 1]!.id) : null,
+      },
+      200,
+    );
+  });
+
+  app.openapi(streamEvents, async (c) => {
+    const { scope, timezone } = c.get('principal');
+    const query = c.req.valid('query');
+    const filter = await parseEventFilter(db, scope, timezone, query);
+    const resume = c.req.header('last-event-id')?.trim() || query.lastEventId?.trim() || undefined;
+    if (resume !== undefined && !EVENT_ID.test(resume)) throw new ApiError(400, `Last-Event-ID must be an event id (digits), got "${resume.slice(0, 40)}"`);
+    const feed = await eventFeed();
+    c.header('X-Accel-Buffering', 'no'); // nginx would otherwise hold events back in its buffer
+    return streamSSE(c, (stream) => runEventStream(stream, { db, feed, settings: eventStream }, scope, filter, resume)) as never;
+  });
+
+  app.openapi(createStreamToken, async (c) => {
+    const principal = c.get('principal');
+    const { token, hash } = issueStreamToken();
+    const expiresAt = new Date(Date.now() + STREAM_TOKEN_TTL_MS);
+    await insertStreamToken(db, hash, principal.keyId, expiresAt);
+    return c.json(envelope({ token, expiresAt: expiresAt.toISOString(), expiresInSeconds: STREAM_TOKEN_TTL_MS / 1000 }), 201);
+  });
+
+  return app;
+}
