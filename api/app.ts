@@ -24,6 +24,7 @@ import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { travelRoutes } from './routes/travels.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -42,6 +43,7 @@ export interface AppDeps {
     bodyLimitBytes: number;
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
+    webhookAllowPrivate?: boolean;
     eventStream?: Partial<EventStreamSettings>;
   };
   travelSchedule?: TravelSchedule;
@@ -127,6 +129,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));
   api.route('/', travelRoutes(routeDeps));
+  api.route('/', webhookRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,

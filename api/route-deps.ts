@@ -9,6 +9,8 @@ export interface RouteDeps {
   config: {
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
+    /** Let webhooks point at loopback, private and other reserved addresses (WEBHOOK_ALLOW_PRIVATE). */
+    webhookAllowPrivate?: boolean;
   };
   /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
   travelSchedule?: TravelSchedule;

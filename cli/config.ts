@@ -19,6 +19,16 @@ export interface Config {
   overviewRateLimit: { max: number; windowMs: number };
   /** Seconds between heartbeat comments on event streams. */
   eventStreamHeartbeatS: number;
+  webhooks: {
+    /** Let webhooks reach loopback, private and other reserved addresses (tests, closed networks). */
+    allowPrivate: boolean;
+    timeoutMs: number;
+    concurrency: number;
+    maxConsecutiveFailures: number;
+    deliveryRetentionMs: number;
+  };
+  /** Events older than this are deleted from the log. */
+  eventsRetentionMs: number;
   bodyLimitBytes: number;
   deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
   onTimeToleranceMinutes: number;
@@ -101,6 +111,13 @@ function autoFlag(name: string, raw: string | undefined): 'auto' | 'true' | 'fal
   return value;
 }
 
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (!raw) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new StartupError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -123,6 +140,14 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'OVERVIEW_RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
     eventStreamHeartbeatS: integer(env, 'EVENT_STREAM_HEARTBEAT_S', 15, 1, 15),
+    webhooks: {
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      maxConsecutiveFailures: integer(env, 'WEBHOOK_MAX_CONSECUTIVE_FAILURES', 20, 1, 100_000),
+      deliveryRetentionMs: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
+    },
+    eventsRetentionMs: integer(env, 'EVENTS_RETENTION_DAYS', 90, 7, 36500) * 86_400_000,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     deviceStatus: {
       inactiveAfterMinutes: positiveNumber(env, 'INACTIVE_AFTER_MINUTES', 30),

@@ -183,3 +183,20 @@ export async function lastEventId(db: Db): Promise<string> {
   const { rows } = await sql<{ id: string }>`SELECT coalesce(max(id), 0)::text AS id FROM events`.execute(db);
   return rows[0]!.id;
 }
+
+/**
+ * Deletes events that happened before `olderThan`, at most `limit`, never one webhook fan-out has
+ * not read yet. A stream resumed from a pruned id gets what is left after it.
+ */
+export async function pruneEvents(db: Db, olderThan: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM events WHERE id IN (
+        SELECT id FROM events
+        WHERE recorded_at < ${olderThan.toISOString()}::timestamptz AND id <= (SELECT last_event_id FROM event_fanout_cursor)
+        ORDER BY id LIMIT ${limit}
+      ) RETURNING 1
+    ) SELECT count(*)::int AS n FROM gone
+  `.execute(db);
+  return rows[0]!.n;
+}

@@ -13,7 +13,6 @@ import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 
 export const ENGINE_QUEUE = 'fleetcore-engine';
-export const WEBHOOKS_QUEUE = 'fleetcore-webhooks';
 
 export interface EngineSettings {
   status: DeviceStatusThresholds;
@@ -97,7 +96,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
       }
       case 'prune': {
         const pruned = await pruneEngineHistory(db, settings.retention);
-        if (pruned.geofenceChanges + pruned.lateFixes > 0) log.info('pruned what the engine has finished with', pruned);
+        if (Object.values(pruned).some((n) => n > 0)) log.info('pruned what the engine has finished with', pruned);
         return;
       }
       default:

@@ -29,9 +29,9 @@ describe('pruning what the engine has finished with', () => {
     await sql`INSERT INTO late_fixes (device_id, fix_time, received_at) VALUES (${device.id}, ${ago(20 * DAY)}, ${ago(10 * DAY)}), (${device.id}, ${ago(DAY)}, now())`.execute(database.db);
 
     const pruned = await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY });
-    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1 });
+    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1, events: 0, webhookDeliveries: 0 });
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toHaveLength(1);
-    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0 });
+    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0, events: 0, webhookDeliveries: 0 });
   });
 
   it('leaves the geofence catalog working: it loads, and follows changes made after a prune', async () => {

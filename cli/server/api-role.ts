@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
 import { scheduleTravelStart, unscheduleTravelStart } from '../../engine/start-engine.ts';
+import { enqueueDeliveries } from '../../engine/webhooks/start-webhook-delivery.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
@@ -21,7 +22,7 @@ export interface RunningApi {
 export async function startApiRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue },
+  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue; webhookQueue: JobQueue },
 ): Promise<RunningApi> {
   // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
   const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
@@ -31,7 +32,10 @@ export async function startApiRole(
     rateLimiter: deps.rateLimiter,
     overviewRateLimiter: deps.overviewRateLimiter,
     eventFeed,
-    config: { ...config, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 } },
+    config: { ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 } },
+    webhookDispatch: {
+      deliverSoon: (ids) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now() }))),
+    },
     travelSchedule: {
       scheduled: (travelId, startTime) => scheduleTravelStart(deps.engineQueue, travelId, startTime),
       cancelled: (travelId) => unscheduleTravelStart(deps.engineQueue, travelId),

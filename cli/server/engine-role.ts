@@ -1,10 +1,11 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { startEngine } from '../../engine/start-engine.ts';
+import { startWebhookDelivery } from '../../engine/webhooks/start-webhook-delivery.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
 
-/** The engine role: the engine queue's worker and its schedules. */
+/** The engine role: the engine queue's worker and its schedules, and webhook delivery on its own queue. */
 export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ stop(): Promise<void> }> {
   const engine = await startEngine(deps.database, deps.queues, log, {
     status: config.deviceStatus,
@@ -18,8 +19,24 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     retention: {
       geofenceChangesMs: config.engine.geofenceChangesRetentionMs,
       lateFixesMs: config.engine.lateFixesRetentionMs,
+      eventsMs: config.eventsRetentionMs,
+      webhookDeliveriesMs: config.webhooks.deliveryRetentionMs,
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
   });
-  return { stop: () => engine.close() };
+  const webhooks = await startWebhookDelivery(deps.database, deps.queues, log, {
+    timeoutMs: config.webhooks.timeoutMs,
+    allowPrivate: config.webhooks.allowPrivate,
+    concurrency: config.webhooks.concurrency,
+    perWebhookInFlight: 4,
+    maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
+    fanOutPollMs: deps.database.pool ? 500 : 100,
+    sweepMs: 30_000,
+  });
+  return {
+    async stop() {
+      await webhooks.close();
+      await engine.close();
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE } from '../../engine/start-engine.ts';
+import { WEBHOOKS_QUEUE } from '../../engine/webhooks/start-webhook-delivery.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { localBaseUrl } from '../commands/demo.ts';
@@ -95,7 +96,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         await rateLimiter.close();
         await overviewRateLimiter.close();
       });
-      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue });
+      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE) });
       stack.push('api', api.stop);
     }
     const url = api?.url ?? localBaseUrl({ ...config, port: 0 });

@@ -1,12 +1,18 @@
 import type { Db } from '../../db/database.ts';
 import { pruneGeofenceChanges } from '../../db/geofence-changes.ts';
 import { pruneLateFixes } from '../../db/late-fixes.ts';
+import { pruneEvents } from '../../db/event-log.ts';
+import { pruneFinishedDeliveries } from '../../db/webhook-deliveries.ts';
 
 export interface Retention {
   /** Geofence changes are kept this long: far longer than any engine process takes to read them. */
   geofenceChangesMs: number;
   /** Late-fix entries the engine never came back for (a device that went silent) are dropped after this. */
   lateFixesMs: number;
+  /** Events older than this leave the log (never before webhook fan-out has read them). */
+  eventsMs?: number;
+  /** Finished webhook deliveries (succeeded or failed) are kept this long. */
+  webhookDeliveriesMs?: number;
 }
 
 /** Rows deleted per statement: each is a short transaction, never one long one. */
@@ -22,10 +28,13 @@ async function inBatches(prune: (limit: number) => Promise<number>): Promise<num
 }
 
 /** Deletes what the engine has finished with and kept past its retention; returns the counts. */
-export async function pruneEngineHistory(db: Db, retention: Retention, now = new Date()): Promise<{ geofenceChanges: number; lateFixes: number }> {
+export async function pruneEngineHistory(db: Db, retention: Retention, now = new Date()): Promise<{ geofenceChanges: number; lateFixes: number; events: number; webhookDeliveries: number }> {
   const before = (ms: number) => new Date(now.getTime() - ms);
   return {
     geofenceChanges: await inBatches((limit) => pruneGeofenceChanges(db, before(retention.geofenceChangesMs), limit)),
     lateFixes: await inBatches((limit) => pruneLateFixes(db, before(retention.lateFixesMs), limit)),
+    events: retention.eventsMs === undefined ? 0 : await inBatches((limit) => pruneEvents(db, before(retention.eventsMs!), limit)),
+    webhookDeliveries:
+      retention.webhookDeliveriesMs === undefined ? 0 : await inBatches((limit) => pruneFinishedDeliveries(db, before(retention.webhookDeliveriesMs!), limit)),
   };
 }

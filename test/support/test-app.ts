@@ -24,6 +24,7 @@ export const TEST_CONFIG = {
   bodyLimitBytes: 64 * 1024,
   deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 },
   onTimeToleranceMinutes: 5,
+  webhookAllowPrivate: true,
 };
 
 /**

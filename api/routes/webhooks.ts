@@ -1,0 +1,264 @@
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import {
+  deleteWebhook, deliveryAttempts, deliveryPage, findDelivery, findWebhook, insertTestDelivery, insertWebhook, retryDelivery,
+  rotateWebhookSecret, updateWebhook, webhookPage,
+} from '../../db/webhooks.ts';
+import { EventTypePatternError, parseEventTypePatterns } from '../../engine/events/event-catalog.ts';
+import { newWebhookSecret } from '../../engine/webhooks/webhook-secret.ts';
+import { checkWebhookUrl, WebhookUrlError } from '../../engine/webhooks/webhook-url.ts';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../app-env.ts';
+import { requirePermission } from '../auth/require-permission.ts';
+import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import { decodeIdCursor, encodeIdCursor } from '../pagination/id-cursor.ts';
+import type { RouteDeps } from '../route-deps.ts';
+import { AttemptSchema, DeliverySchema, WebhookSchema, WebhookWithSecretSchema, attemptView, deliveryView, webhookView } from '../views/webhook-view.ts';
+
+const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+const MAX_PATTERNS = 50;
+
+const SIGNING = [
+  'Deliveries are signed as the Standard Webhooks specification defines: headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures for 24 h after a rotation).',
+  'Verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` npm package.',
+  'Retries: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), honouring Retry-After on 429/502/504; any 2xx is success, redirects are failures; 410 disables the webhook. Delivery is at least once and not in order: deduplicate by webhook-id.',
+].join('\n\n');
+
+const id = z.coerce.number().int().min(1).max(2_147_483_647).openapi({ param: { name: 'id', in: 'path' }, example: 7 });
+const deliveryId = z.string().regex(/^\d{1,19}$/, 'deliveryId must be a number').openapi({ param: { name: 'deliveryId', in: 'path' }, example: '1042' });
+
+const patternsField = z.array(z.string().max(100)).min(1).max(MAX_PATTERNS).openapi({
+  description: 'Event types to receive; a trailing * takes a family (vehicle.geofence.*), * alone takes every type',
+  example: ['vehicle.geofence.*', 'vehicle.panic'],
+});
+
+const CreateBody = z
+  .object({
+    url: z.string().openapi({ example: 'https://example.com/hooks/fleet' }),
+    events: patternsField,
+    description: z.string().max(500).nullable().optional(),
+  })
+  .openapi('WebhookCreate');
+
+const PatchBody = z
+  .object({
+    url: z.string().optional(),
+    events: patternsField.optional(),
+    description: z.string().max(500).nullable().optional(),
+    enabled: z.boolean().optional().openapi({ description: 'true enables a disabled webhook again (its failure count starts over)' }),
+  })
+  .openapi('WebhookUpdate');
+
+const listPage = <T extends z.ZodType>(item: T, name: string) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() }).openapi(name);
+
+const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ description: '1 to 100, default 50' }),
+  cursor: z.string().optional().openapi({ description: 'next_cursor of the previous page' }),
+};
+
+const routes = {
+  create: createRoute({
+    method: 'post', path: '/webhooks', tags: ['Webhooks'], summary: 'Register a webhook', description: SIGNING,
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { body: { content: json(CreateBody), required: true } },
+    responses: {
+      201: { description: 'The webhook with its signing secret, shown only now', content: json(envelopeSchema(WebhookWithSecretSchema, 'WebhookCreated')) },
+      ...errorResponses([400, 'Invalid url (scheme, or an address webhooks may not reach), unknown event type, or malformed body'], [413, 'Body too large'], [415, 'Not JSON']),
+    },
+  }),
+  list: createRoute({
+    method: 'get', path: '/webhooks', tags: ['Webhooks'], summary: 'The webhooks of the key\'s user and mode, oldest first',
+    middleware: [requirePermission('webhooks:read')] as const,
+    request: { query: z.object(pageQuery) },
+    responses: { 200: { description: 'A page of webhooks', content: json(listPage(WebhookSchema, 'WebhookPage')) }, ...errorResponses([400, 'Invalid limit or cursor']) },
+  }),
+  get: createRoute({
+    method: 'get', path: '/webhooks/{id}', tags: ['Webhooks'], summary: 'One webhook (without its secret)',
+    middleware: [requirePermission('webhooks:read')] as const,
+    request: { params: z.object({ id }) },
+    responses: { 200: { description: 'The webhook', content: json(envelopeSchema(WebhookSchema, 'WebhookResponse')) }, ...errorResponses([400, 'Invalid id'], [404, 'No such webhook']) },
+  }),
+  patch: createRoute({
+    method: 'patch', path: '/webhooks/{id}', tags: ['Webhooks'], summary: 'Change a webhook\'s url, events, description, or enable/disable it',
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { params: z.object({ id }), body: { content: json(PatchBody), required: true } },
+    responses: {
+      200: { description: 'The webhook', content: json(envelopeSchema(WebhookSchema, 'WebhookUpdated')) },
+      ...errorResponses([400, 'Invalid field'], [404, 'No such webhook'], [413, 'Body too large'], [415, 'Not JSON']),
+    },
+  }),
+  remove: createRoute({
+    method: 'delete', path: '/webhooks/{id}', tags: ['Webhooks'], summary: 'Delete a webhook and its delivery log',
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { params: z.object({ id }) },
+    responses: {
+      200: { description: 'Deleted', content: json(envelopeSchema(z.object({ id: z.number().int(), deleted: z.literal(true) }), 'WebhookDeleted')) },
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook']),
+    },
+  }),
+  rotate: createRoute({
+    method: 'post', path: '/webhooks/{id}/rotate-secret', tags: ['Webhooks'], summary: 'A new signing secret; the old one keeps signing for 24 h',
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { params: z.object({ id }) },
+    responses: {
+      200: { description: 'The webhook with its new secret, shown only now', content: json(envelopeSchema(WebhookWithSecretSchema, 'WebhookRotated')) },
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook']),
+    },
+  }),
+  test: createRoute({
+    method: 'post', path: '/webhooks/{id}/test', tags: ['Webhooks'], summary: 'Send a webhook.test event to this webhook',
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { params: z.object({ id }) },
+    responses: {
+      202: { description: 'The delivery, queued', content: json(envelopeSchema(DeliverySchema, 'WebhookTestQueued')) },
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook'], [409, 'The webhook is disabled']),
+    },
+  }),
+  deliveries: createRoute({
+    method: 'get', path: '/webhooks/{id}/deliveries', tags: ['Webhooks'], summary: 'The webhook\'s deliveries, newest first',
+    middleware: [requirePermission('webhooks:read')] as const,
+    request: { params: z.object({ id }), query: z.object({ ...pageQuery, status: z.enum(['pending', 'succeeded', 'failed']).optional() }) },
+    responses: {
+      200: { description: 'A page of deliveries', content: json(listPage(DeliverySchema, 'WebhookDeliveryPage')) },
+      ...errorResponses([400, 'Invalid id, limit, status or cursor'], [404, 'No such webhook']),
+    },
+  }),
+  delivery: createRoute({
+    method: 'get', path: '/webhooks/{id}/deliveries/{deliveryId}', tags: ['Webhooks'], summary: 'One delivery with every attempt',
+    middleware: [requirePermission('webhooks:read')] as const,
+    request: { params: z.object({ id, deliveryId }) },
+    responses: {
+      200: { description: 'The delivery', content: json(envelopeSchema(DeliverySchema.extend({ attemptLog: z.array(AttemptSchema) }).openapi('WebhookDeliveryDetail'), 'WebhookDeliveryResponse')) },
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook or delivery']),
+    },
+  }),
+  retry: createRoute({
+    method: 'post', path: '/webhooks/{id}/deliveries/{deliveryId}/retry', tags: ['Webhooks'], summary: 'Attempt a failed or pending delivery again now',
+    middleware: [requirePermission('webhooks:write')] as const,
+    request: { params: z.object({ id, deliveryId }) },
+    responses: {
+      202: { description: 'The delivery, queued', content: json(envelopeSchema(DeliverySchema, 'WebhookRetryQueued')) },
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook or delivery'], [409, 'The delivery already succeeded']),
+    },
+  }),
+};
+
+function checkedPatterns(patterns: string[]): string[] {
+  try {
+    parseEventTypePatterns(patterns);
+  } catch (error) {
+    if (error instanceof EventTypePatternError) throw new ApiError(400, `events: ${error.message}`);
+    throw error;
+  }
+  return [...new Set(patterns.map((p) => p.trim()))];
+}
+
+export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>();
+  const checkedUrl = async (url: string) => {
+    try {
+      await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate ?? false });
+    } catch (error) {
+      if (error instanceof WebhookUrlError) throw new ApiError(400, error.message);
+      throw error;
+    }
+    return url;
+  };
+  const owned = async (scope: Parameters<typeof findWebhook>[1], webhookId: number) => {
+    const webhook = await findWebhook(db, scope, webhookId);
+    if (!webhook) throw new ApiError(404, `Webhook not found: ${webhookId}`);
+    return webhook;
+  };
+
+  app.openapi(routes.create, async (c) => {
+    const body = c.req.valid('json');
+    const events = checkedPatterns(body.events);
+    const url = await checkedUrl(body.url);
+    const secret = newWebhookSecret();
+    const row = await insertWebhook(db, c.get('principal').scope, { url, events, description: body.description ?? null, secret });
+    return c.json(envelope({ ...webhookView(row), secret }), 201);
+  });
+
+  app.openapi(routes.list, async (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    const after = cursor === undefined ? 0 : Number(decodeIdCursor('webhooks', cursor));
+    const rows = await webhookPage(db, c.get('principal').scope, after, limit);
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return c.json({ data: page.map(webhookView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('webhooks', String(page[page.length - 1]!.id)) : null }, 200);
+  });
+
+  app.openapi(routes.get, async (c) => c.json(envelope(webhookView(await owned(c.get('principal').scope, c.req.valid('param').id))), 200));
+
+  app.openapi(routes.patch, async (c) => {
+    const { scope } = c.get('principal');
+    const webhookId = c.req.valid('param').id;
+    const body = c.req.valid('json');
+    await owned(scope, webhookId);
+    const row = await updateWebhook(db, scope, webhookId, {
+      url: body.url === undefined ? undefined : await checkedUrl(body.url),
+      events: body.events === undefined ? undefined : checkedPatterns(body.events),
+      description: body.description,
+      enabled: body.enabled,
+    });
+    if (!row) throw new ApiError(404, `Webhook not found: ${webhookId}`);
+    return c.json(envelope(webhookView(row)), 200);
+  });
+
+  app.openapi(routes.remove, async (c) => {
+    const webhookId = c.req.valid('param').id;
+    if (!(await deleteWebhook(db, c.get('principal').scope, webhookId))) throw new ApiError(404, `Webhook not found: ${webhookId}`);
+    return c.json(envelope({ id: webhookId, deleted: true as const }), 200);
+  });
+
+  app.openapi(routes.rotate, async (c) => {
+    const webhookId = c.req.valid('param').id;
+    const secret = newWebhookSecret();
+    const row = await rotateWebhookSecret(db, c.get('principal').scope, webhookId, secret, new Date(Date.now() + ROTATION_OVERLAP_MS));
+    if (!row) throw new ApiError(404, `Webhook not found: ${webhookId}`);
+    return c.json(envelope({ ...webhookView(row), secret }), 200);
+  });
+
+  app.openapi(routes.test, async (c) => {
+    const webhook = await owned(c.get('principal').scope, c.req.valid('param').id);
+    if (!webhook.enabled) throw new ApiError(409, `Webhook ${webhook.id} is disabled; enable it first (PATCH {"enabled": true})`);
+    const delivery = await insertTestDelivery(db, webhook.id, (id) => ({
+      id: `test_${id}`, type: 'webhook.test', timestamp: new Date().toISOString(),
+      data: { webhook: { id: webhook.id }, message: 'Test event from fleetcore' },
+    }));
+    await webhookDispatch?.deliverSoon([delivery.id]);
+    return c.json(envelope(deliveryView(delivery)), 202);
+  });
+
+  app.openapi(routes.deliveries, async (c) => {
+    const webhook = await owned(c.get('principal').scope, c.req.valid('param').id);
+    const { limit, cursor, status } = c.req.valid('query');
+    const before = cursor === undefined ? undefined : decodeIdCursor('deliveries', cursor);
+    const rows = await deliveryPage(db, webhook.id, { beforeId: before, status, limit });
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return c.json({ data: page.map(deliveryView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('deliveries', page[page.length - 1]!.id) : null }, 200);
+  });
+
+  app.openapi(routes.delivery, async (c) => {
+    const params = c.req.valid('param');
+    const webhook = await owned(c.get('principal').scope, params.id);
+    const delivery = await findDelivery(db, webhook.id, params.deliveryId);
+    if (!delivery) throw new ApiError(404, `Delivery not found: ${params.deliveryId}`);
+    return c.json(envelope({ ...deliveryView(delivery), attemptLog: (await deliveryAttempts(db, delivery.id)).map(attemptView) }), 200);
+  });
+
+  app.openapi(routes.retry, async (c) => {
+    const params = c.req.valid('param');
+    const webhook = await owned(c.get('principal').scope, params.id);
+    const existing = await findDelivery(db, webhook.id, params.deliveryId);
+    if (!existing) throw new ApiError(404, `Delivery not found: ${params.deliveryId}`);
+    const delivery = await retryDelivery(db, webhook.id, params.deliveryId);
+    if (!delivery) throw new ApiError(409, `Delivery ${params.deliveryId} already succeeded`);
+    await webhookDispatch?.deliverSoon([delivery.id]);
+    return c.json(envelope(deliveryView(delivery)), 202);
+  });
+
+  return app;
+}

@@ -1,0 +1,169 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import { appendEvents, eventPayload, type EventPayload } from './event-log.ts';
+import type { EventType } from '../engine/events/event-catalog.ts';
+
+/**
+ * Turns the events logged after the fan-out cursor into deliveries, one per matching webhook, and
+ * moves the cursor past them, in one transaction; the cursor row's lock makes processes take turns.
+ * A webhook matches an event of its account that its user could read with a key of its mode (the
+ * rule of `visibleTo`), whose type its patterns take, and that was logged after it was registered.
+ * Returns the new deliveries' ids and how many events were read.
+ */
+export async function fanOutEvents(db: Db, limit: number): Promise<{ deliveryIds: string[]; events: number }> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: cursor } = await sql<{ last: string }>`SELECT last_event_id::text AS last FROM event_fanout_cursor FOR UPDATE`.execute(trx);
+    const after = cursor[0]?.last ?? '0';
+    const { rows: batch } = await sql<{ last: string | null; n: number }>`
+      SELECT max(id)::text AS last, count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${after}::bigint ORDER BY id LIMIT ${limit}) b
+    `.execute(trx);
+    const last = batch[0]!.last;
+    if (last === null) return { deliveryIds: [], events: 0 };
+    const { rows } = await sql<{ id: string }>`
+      INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, next_attempt_at)
+      SELECT w.id, e.id, e.type, now()
+      FROM events e
+      JOIN webhooks w ON w.account_id = e.account_id AND w.enabled AND w.created_at <= e.recorded_at
+      WHERE e.id > ${after}::bigint AND e.id <= ${last}::bigint
+        AND (e.type = ANY(w.events) OR EXISTS (SELECT 1 FROM unnest(w.events) p WHERE p LIKE '%*' AND e.type LIKE replace(p, '*', '%')))
+        AND CASE WHEN e.device_id IS NULL
+          THEN (e.user_id IS NULL OR e.user_id = w.user_id) AND (e.mode IS NULL OR e.mode = w.mode)
+          ELSE e.mode = w.mode AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = w.user_id AND ud.device_id = e.device_id)
+        END
+      ORDER BY e.id, w.id
+      ON CONFLICT (webhook_id, event_id) DO NOTHING
+      RETURNING id::text
+    `.execute(trx);
+    await sql`UPDATE event_fanout_cursor SET last_event_id = ${last}::bigint`.execute(trx);
+    return { deliveryIds: rows.map((r) => r.id), events: batch[0]!.n };
+  });
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: number;
+  url: string;
+  /** The secrets that sign: the current one, and the previous one while a rotation lasts. */
+  secrets: string[];
+  /** What was attempted before this one. */
+  attempts: number;
+  payload: EventPayload;
+}
+
+/**
+ * Takes a pending delivery whose time has come for `claimMs`, so a duplicate job or a second process
+ * does nothing with it meanwhile; undefined when it is not due, already taken, finished, or its
+ * webhook is disabled (its deliveries wait for it to be enabled again).
+ */
+export async function claimDelivery(db: Db, deliveryId: string, claimMs: number): Promise<ClaimedDelivery | undefined> {
+  const { rows } = await sql<{
+    id: string; webhook_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
+    attempts: number; payload: EventPayload | null; event_id: string | null; type: EventType | null; occurred_at: Date | null; data: Record<string, unknown> | null;
+  }>`
+    WITH claimed AS (
+      UPDATE webhook_deliveries d SET claimed_until = now() + ${claimMs}::float8 * interval '1 millisecond'
+      FROM webhooks w
+      WHERE d.id = ${deliveryId}::bigint AND w.id = d.webhook_id AND w.enabled AND d.status = 'pending'
+        AND d.next_attempt_at <= now() + interval '1 second' AND (d.claimed_until IS NULL OR d.claimed_until < now())
+      RETURNING d.id, d.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
+    )
+    SELECT c.id::text AS id, c.webhook_id, c.url, c.secret, c.previous_secret, c.previous_until, c.attempts, c.payload, c.event_id::text AS event_id,
+      e.type, e.occurred_at, e.data
+    FROM claimed c LEFT JOIN events e ON e.id = c.event_id
+  `.execute(db);
+  const r = rows[0];
+  if (!r) return undefined;
+  const payload = r.payload ?? (r.event_id !== null && r.type !== null ? eventPayload({ id: r.event_id, type: r.type, occurredAt: r.occurred_at!, data: r.data! }) : undefined);
+  if (!payload) {
+    // The event was pruned before it could be delivered: nothing left to send.
+    await finishAttempt(db, { deliveryId: r.id, webhookId: r.webhook_id, attempt: r.attempts + 1, durationMs: 0, error: 'event no longer in the log', outcome: 'failed', maxConsecutiveFailures: Number.POSITIVE_INFINITY });
+    return undefined;
+  }
+  const secrets = [r.secret];
+  if (r.previous_secret && r.previous_until && r.previous_until.getTime() > Date.now()) secrets.push(r.previous_secret);
+  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload };
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  webhookId: number;
+  attempt: number;
+  durationMs: number;
+  statusCode?: number;
+  error?: string;
+  /** succeeded; retry at `nextAttemptAt`; failed (no attempt left); gone (410: the webhook is disabled at once). */
+  outcome: 'succeeded' | 'retry' | 'failed' | 'gone';
+  nextAttemptAt?: Date;
+  /** Events in a row that may end failed before the webhook is disabled. */
+  maxConsecutiveFailures: number;
+}
+
+/**
+ * Records one attempt and what follows from it, in one transaction: the attempt row, the delivery's
+ * status, the webhook's run of failed events (reset by a success) and, when it is disabled (410, or
+ * too many failed events in a row), a `webhook.disabled` event. Returns whether the webhook was disabled.
+ */
+export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disabled: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const at = new Date();
+    await trx
+      .insertInto('webhook_delivery_attempts')
+      .values({ delivery_id: a.deliveryId, attempt: a.attempt, attempted_at: at, status_code: a.statusCode ?? null, error: a.error ?? null, duration_ms: a.durationMs })
+      .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+      .execute();
+    const status = a.outcome === 'retry' ? 'pending' : a.outcome === 'succeeded' ? 'succeeded' : 'failed';
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status, attempts: a.attempt, last_attempt_at: at, last_status_code: a.statusCode ?? null, last_error: a.error ?? null,
+        last_duration_ms: a.durationMs, next_attempt_at: a.outcome === 'retry' ? a.nextAttemptAt! : null, claimed_until: null,
+      })
+      .where('id', '=', a.deliveryId)
+      .execute();
+    if (a.outcome === 'retry') return { disabled: false };
+    if (a.outcome === 'succeeded') {
+      await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', a.webhookId).where('consecutive_failures', '>', 0).execute();
+      return { disabled: false };
+    }
+    const { rows } = await sql<{ failures: number; enabled: boolean; account_id: number; user_id: number; mode: 'live' | 'test'; url: string }>`
+      UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ${a.webhookId}
+      RETURNING consecutive_failures AS failures, enabled, account_id, user_id, mode, url
+    `.execute(trx);
+    const webhook = rows[0];
+    if (!webhook || !webhook.enabled) return { disabled: false };
+    const reason =
+      a.outcome === 'gone' ? 'the receiver answered 410 Gone'
+      : webhook.failures >= a.maxConsecutiveFailures ? `${webhook.failures} events in a row failed every attempt`
+      : undefined;
+    if (!reason) return { disabled: false };
+    await trx.updateTable('webhooks').set({ enabled: false, disabled_reason: reason, disabled_at: at, updated_at: at }).where('id', '=', a.webhookId).execute();
+    await appendEvents(trx, [{
+      type: 'webhook.disabled', occurredAt: at, accountId: webhook.account_id, userId: webhook.user_id, mode: webhook.mode,
+      data: { webhook: { id: a.webhookId, url: webhook.url }, reason }, dedupeKey: `webhook-disabled:${a.webhookId}:${a.deliveryId}:${a.attempt}`,
+    }]);
+    return { disabled: true };
+  });
+}
+
+/** Pending deliveries of enabled webhooks due within `withinMs`, not claimed: what the queue must hold. */
+export async function dueDeliveries(db: Db, withinMs: number, limit: number): Promise<Array<{ id: string; attempts: number; nextAttemptAt: Date }>> {
+  const { rows } = await sql<{ id: string; attempts: number; next_attempt_at: Date }>`
+    SELECT d.id::text AS id, d.attempts, d.next_attempt_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+    WHERE d.status = 'pending' AND d.next_attempt_at <= now() + ${withinMs}::float8 * interval '1 millisecond'
+      AND (d.claimed_until IS NULL OR d.claimed_until < now())
+    ORDER BY d.next_attempt_at LIMIT ${limit}
+  `.execute(db);
+  return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: r.next_attempt_at }));
+}
+
+/** Deletes finished deliveries (and their attempts) older than `olderThan`, at most `limit`. */
+export async function pruneFinishedDeliveries(db: Db, olderThan: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ${olderThan.toISOString()}::timestamptz LIMIT ${limit}
+      ) RETURNING 1
+    ) SELECT count(*)::int AS n FROM gone
+  `.execute(db);
+  return rows[0]!.n;
+}

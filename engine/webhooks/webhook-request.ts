@@ -1,0 +1,85 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { resolveWebhookTarget, WebhookUrlError, type ResolvedTarget } from './webhook-url.ts';
+
+export interface WebhookAnswer {
+  /** The receiver's HTTP status; undefined when there was none (refused, timed out, unsafe address). */
+  status?: number;
+  /** What went wrong, for the delivery log: a network error, a timeout, a refused address, or the start of a non-2xx body. */
+  error?: string;
+  durationMs: number;
+  retryAfter?: string;
+}
+
+const BODY_CAP = 4096;
+
+/**
+ * POSTs one webhook body. The host is resolved and every address checked first, and the connection
+ * goes to a checked address only (the socket's lookup is pinned), so DNS cannot change between the
+ * check and the connect; TLS still verifies the host name. Redirects are not followed (Node's client
+ * never does); the response body is read up to a small cap and the rest discarded.
+ */
+export async function postWebhook(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<WebhookAnswer> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let target: ResolvedTarget;
+  try {
+    target = await resolveWebhookTarget(rawUrl, options);
+  } catch (error) {
+    if (error instanceof WebhookUrlError) return { error: error.message, durationMs: elapsed() };
+    throw error;
+  }
+  const pinned = target.addresses[0]!;
+  const lookup: LookupFunction = (_host, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: ResolvedTarget['addresses']) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<WebhookAnswer>((resolve) => {
+    let settled = false;
+    const finish = (answer: Omit<WebhookAnswer, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...answer, durationMs: elapsed() });
+    };
+    const req = send(target.url, {
+      method: 'POST',
+      lookup,
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'fleetcore-webhooks/1' },
+    });
+    const timer = setTimeout(() => {
+      finish({ error: `timed out after ${options.timeoutMs} ms` });
+      req.destroy();
+    }, options.timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code ? `${error.code}: ${error.message}` : error.message }));
+    req.on('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      const retryAfter = res.headers['retry-after'];
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size < BODY_CAP) chunks.push(chunk.subarray(0, BODY_CAP - size));
+        size += chunk.length;
+        if (size >= BODY_CAP) res.destroy();
+      });
+      const done = () => {
+        const ok = status >= 200 && status < 300;
+        const text = Buffer.concat(chunks).toString('utf8');
+        const redirect = status >= 300 && status < 400 ? `redirect to ${res.headers.location ?? '(no location)'} not followed` : undefined;
+        finish({ status, retryAfter, error: ok ? undefined : redirect ?? (text ? `HTTP ${status}: ${text.slice(0, 500)}` : `HTTP ${status}`) });
+        req.destroy();
+      };
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    req.end(body);
+  });
+}
