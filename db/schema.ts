@@ -202,7 +202,8 @@ export interface GeofenceChangesTable {
 
 /** The event log: append-only, ids in commit order (see db/event-log.ts). */
 export interface EventsTable {
-  id: ColumnType<string, never, never>;
+  /** bigint, read as a number; the event log's queries read it as text, since ids are 64-bit. */
+  id: ColumnType<number, never, never>;
   account_id: number;
   device_id: number | null;
   user_id: number | null;
@@ -274,10 +275,11 @@ export interface WebhooksTable {
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface WebhookDeliveriesTable {
-  id: ColumnType<string, never, never>;
+  /** bigint, read as a number (db/database.ts); shown as a string by the API. */
+  id: ColumnType<number, never, never>;
   webhook_id: number;
   /** The logged event; null for a test ping, whose payload is kept in `payload`. */
-  event_id: ColumnType<string | null, string | number | null | undefined, never>;
+  event_id: ColumnType<number | null, string | number | null | undefined, never>;
   event_type: string;
   payload: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
@@ -292,7 +294,7 @@ export interface WebhookDeliveriesTable {
 }
 
 export interface WebhookDeliveryAttemptsTable {
-  delivery_id: string;
+  delivery_id: number | string;
   attempt: number;
   attempted_at: Timestamp;
   status_code: number | null;

@@ -84,6 +84,11 @@ export async function claimDelivery(db: Db, deliveryId: string, claimMs: number)
   return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload };
 }
 
+/** Hands a claimed delivery back without an attempt (its webhook had too many in flight). */
+export async function releaseDelivery(db: Db, deliveryId: string): Promise<void> {
+  await sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ${deliveryId}::bigint`.execute(db);
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   webhookId: number;
@@ -118,7 +123,7 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
         status, attempts: a.attempt, last_attempt_at: at, last_status_code: a.statusCode ?? null, last_error: a.error ?? null,
         last_duration_ms: a.durationMs, next_attempt_at: a.outcome === 'retry' ? a.nextAttemptAt! : null, claimed_until: null,
       })
-      .where('id', '=', a.deliveryId)
+      .where(sql<boolean>`id = ${a.deliveryId}::bigint`)
       .execute();
     if (a.outcome === 'retry') return { disabled: false };
     if (a.outcome === 'succeeded') {

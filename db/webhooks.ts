@@ -61,7 +61,7 @@ export async function insertTestDelivery(db: Db, webhookId: number, payload: (de
       .values({ webhook_id: webhookId, event_id: null, event_type: 'webhook.test', payload: null, next_attempt_at: new Date() })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await trx.updateTable('webhook_deliveries').set({ payload: JSON.stringify(payload(row.id)) }).where('id', '=', row.id).execute();
+    await trx.updateTable('webhook_deliveries').set({ payload: JSON.stringify(payload(String(row.id))) }).where('id', '=', row.id).execute();
     return trx.selectFrom('webhook_deliveries').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
   });
 }

@@ -208,6 +208,99 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
     permission: 'events:read',
     cases: [{ status: 201, what: 'a token', request: () => ({ path: '/events/stream-tokens', method: 'POST' }), shows: (body) => expect(body.data.token).toMatch(/^fst_/) }],
   },
+  'POST /webhooks': {
+    permission: 'webhooks:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a new webhook with its secret',
+        request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['vehicle.geofence.enter', 'travel.*'] } }),
+        shows: (body) => expect(body.data.secret).toMatch(/^whsec_/),
+      },
+      { status: 400, what: 'a URL that is not http(s)', request: () => ({ path: '/webhooks', method: 'POST', body: { url: 'ftp://example.com/x', events: ['*'] } }), shows: errorMatching(/https:\/\/ or http:\/\//) },
+      { status: 400, what: 'an unknown event type', request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['vehicle.flying'] } }), shows: errorMatching(/unknown event type/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/webhooks', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/webhooks', method: 'POST', body: 'url=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /webhooks': {
+    permission: 'webhooks:read',
+    cases: [
+      { status: 200, what: 'a page of webhooks, secrets never shown', request: () => ({ path: '/webhooks?limit=1' }), shows: (body) => {
+        expect(body.has_more).toBe(true);
+        expect(body.data[0]).not.toHaveProperty('secret');
+      } },
+      { status: 400, what: 'a cursor from elsewhere', request: () => ({ path: '/webhooks?cursor=bm9wZQ' }), shows: errorMatching(/cursor/) },
+    ],
+  },
+  'GET /webhooks/{id}': {
+    permission: 'webhooks:read',
+    cases: [
+      { status: 200, what: 'a disabled webhook with its reason', request: (s) => ({ path: `/webhooks/${s.webhooks.disabled}` }), shows: (body) => expect(body.data.disabledReason).toMatch(/410/) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/webhooks/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999' }) },
+    ],
+  },
+  'PATCH /webhooks/{id}': {
+    permission: 'webhooks:write',
+    cases: [
+      { status: 200, what: 'new events and description', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { events: ['vehicle.geofence.*', 'vehicle.panic'], description: null } }), shows: (body) => expect(body.data.description).toBeNull() },
+      { status: 400, what: 'enabled that is not a boolean', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { enabled: 'yes' } }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999', method: 'PATCH', body: {} }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: 'enabled=true', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /webhooks/{id}': {
+    permission: 'webhooks:write',
+    cases: [
+      { status: 200, what: 'a webhook', request: (s) => ({ path: `/webhooks/${s.webhooks.toDelete}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/webhooks/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999', method: 'DELETE' }) },
+    ],
+  },
+  'POST /webhooks/{id}/rotate-secret': {
+    permission: 'webhooks:write',
+    cases: [
+      { status: 200, what: 'a new secret, the old one signing for 24 h', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/rotate-secret`, method: 'POST' }), shows: (body) => expect(body.data.previousSecretExpiresAt).not.toBeNull() },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/webhooks/abc/rotate-secret', method: 'POST' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999/rotate-secret', method: 'POST' }) },
+    ],
+  },
+  'POST /webhooks/{id}/test': {
+    permission: 'webhooks:write',
+    cases: [
+      { status: 202, what: 'a test ping queued', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/test`, method: 'POST' }), shows: (body) => expect(body.data).toMatchObject({ eventType: 'webhook.test', status: 'pending' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/webhooks/abc/test', method: 'POST' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999/test', method: 'POST' }) },
+      { status: 409, what: 'a disabled webhook', request: (s) => ({ path: `/webhooks/${s.webhooks.disabled}/test`, method: 'POST' }), shows: errorMatching(/disabled/) },
+    ],
+  },
+  'GET /webhooks/{id}/deliveries': {
+    permission: 'webhooks:read',
+    cases: [
+      { status: 200, what: 'deliveries, newest first, a failed one among them', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries?status=failed` }), shows: (body) => expect(body.data[0]).toMatchObject({ status: 'failed', lastStatusCode: 500, nextAttemptAt: null }) },
+      { status: 400, what: 'an unknown status', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries?status=lost` }) },
+      { status: 404, what: 'an unknown webhook', request: () => ({ path: '/webhooks/999999999/deliveries' }) },
+    ],
+  },
+  'GET /webhooks/{id}/deliveries/{deliveryId}': {
+    permission: 'webhooks:read',
+    cases: [
+      { status: 200, what: 'a delivery with its attempts', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/${s.deliveries.failed}` }), shows: (body) => expect(body.data.attemptLog).toHaveLength(1) },
+      { status: 400, what: 'a delivery id that is not a number', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/abc` }) },
+      { status: 404, what: 'an unknown delivery', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/999999999` }) },
+    ],
+  },
+  'POST /webhooks/{id}/deliveries/{deliveryId}/retry': {
+    permission: 'webhooks:write',
+    cases: [
+      { status: 202, what: 'a failed delivery queued again', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/${s.deliveries.failed}/retry`, method: 'POST' }), shows: (body) => expect(body.data.status).toBe('pending') },
+      { status: 400, what: 'a delivery id that is not a number', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/abc/retry`, method: 'POST' }) },
+      { status: 404, what: 'an unknown delivery', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/999999999/retry`, method: 'POST' }) },
+      { status: 409, what: 'a delivery that succeeded', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/${s.deliveries.succeeded}/retry`, method: 'POST' }), shows: errorMatching(/already succeeded/) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [

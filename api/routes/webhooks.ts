@@ -227,7 +227,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
       id: `test_${id}`, type: 'webhook.test', timestamp: new Date().toISOString(),
       data: { webhook: { id: webhook.id }, message: 'Test event from fleetcore' },
     }));
-    await webhookDispatch?.deliverSoon([delivery.id]);
+    await webhookDispatch?.deliverSoon([String(delivery.id)]);
     return c.json(envelope(deliveryView(delivery)), 202);
   });
 
@@ -238,7 +238,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const rows = await deliveryPage(db, webhook.id, { beforeId: before, status, limit });
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return c.json({ data: page.map(deliveryView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('deliveries', page[page.length - 1]!.id) : null }, 200);
+    return c.json({ data: page.map(deliveryView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('deliveries', String(page[page.length - 1]!.id)) : null }, 200);
   });
 
   app.openapi(routes.delivery, async (c) => {
@@ -246,7 +246,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const webhook = await owned(c.get('principal').scope, params.id);
     const delivery = await findDelivery(db, webhook.id, params.deliveryId);
     if (!delivery) throw new ApiError(404, `Delivery not found: ${params.deliveryId}`);
-    return c.json(envelope({ ...deliveryView(delivery), attemptLog: (await deliveryAttempts(db, delivery.id)).map(attemptView) }), 200);
+    return c.json(envelope({ ...deliveryView(delivery), attemptLog: (await deliveryAttempts(db, String(delivery.id))).map(attemptView) }), 200);
   });
 
   app.openapi(routes.retry, async (c) => {
@@ -256,7 +256,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     if (!existing) throw new ApiError(404, `Delivery not found: ${params.deliveryId}`);
     const delivery = await retryDelivery(db, webhook.id, params.deliveryId);
     if (!delivery) throw new ApiError(409, `Delivery ${params.deliveryId} already succeeded`);
-    await webhookDispatch?.deliverSoon([delivery.id]);
+    await webhookDispatch?.deliverSoon([String(delivery.id)]);
     return c.json(envelope(deliveryView(delivery)), 202);
   });
 

@@ -60,7 +60,7 @@ export const AttemptSchema = z
 
 export function deliveryView(d: Selectable<WebhookDeliveriesTable>): z.infer<typeof DeliverySchema> {
   return {
-    id: d.id, eventId: d.event_id, eventType: d.event_type, status: d.status, attempts: d.attempts, lastStatusCode: d.last_status_code,
+    id: String(d.id), eventId: d.event_id === null ? null : String(d.event_id), eventType: d.event_type, status: d.status, attempts: d.attempts, lastStatusCode: d.last_status_code,
     lastError: d.last_error, lastDurationMs: d.last_duration_ms, lastAttemptAt: iso(d.last_attempt_at),
     nextAttemptAt: d.status === 'pending' ? iso(d.next_attempt_at) : null, createdAt: d.created_at.toISOString(),
   };

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
-import { claimDelivery, dueDeliveries, fanOutEvents, finishAttempt } from '../../db/webhook-deliveries.ts';
+import { claimDelivery, dueDeliveries, fanOutEvents, finishAttempt, releaseDelivery } from '../../db/webhook-deliveries.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Job, JobQueue, QueueBackend } from '../queue/job-queue.ts';
 import { nextRetryDelay, parseRetryAfter, RETRY_DELAYS_MS } from './retry-schedule.ts';
@@ -65,7 +65,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
     const busy = inFlight.get(delivery.webhookId) ?? 0;
     if (busy >= settings.perWebhookInFlight) {
       // Not an attempt: handed back, and taken up again in a moment.
-      await db.updateTable('webhook_deliveries').set({ claimed_until: null }).where('id', '=', delivery.id).execute();
+      await releaseDelivery(db, delivery.id);
       await queue.add('deliver', { deliveryId }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 250 });
       return;
     }

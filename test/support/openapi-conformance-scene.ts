@@ -13,6 +13,8 @@ export interface ConformanceScene {
   devices: Record<'reporting' | 'bare' | 'silent' | 'spare' | 'dispatch' | 'route', Device>;
   geofences: { warehouse: number; polanco: number };
   travels: { inProgress: number; scheduled: number; cancelled: number; toCancel: number };
+  webhooks: { main: number; disabled: number; toDelete: number; receiver: string };
+  deliveries: { failed: string; succeeded: string };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -87,5 +89,25 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   await waypoint(1).set({ status: 'completed', arrived_at: started }).execute();
   await waypoint(2).set({ estimated_arrival: new Date('2030-05-01T15:47:00Z'), estimated_at: started }).execute();
 
-  return { only, allBut, expired, devices, geofences: { warehouse, polanco }, travels };
+  // Webhooks pointing at a port nothing listens on: nothing is delivered during the run (no worker runs).
+  const receiver = 'http://127.0.0.1:9/hooks';
+  const hook = async (events: string[]) => {
+    const res = await t.json('/api/v1/webhooks', { key: full, method: 'POST', body: { url: receiver, events, description: 'conformance' } });
+    if (res.status !== 201) throw new Error(`scene: webhook answered ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.id as number;
+  };
+  const webhooks = { main: await hook(['vehicle.geofence.*']), disabled: await hook(['*']), toDelete: await hook(['vehicle.panic']), receiver };
+  await db.updateTable('webhooks').set({ enabled: false, disabled_reason: 'the receiver answered 410 Gone', disabled_at: new Date() }).where('id', '=', webhooks.disabled).execute();
+  const delivery = async (status: 'failed' | 'succeeded') => {
+    const row = await db
+      .insertInto('webhook_deliveries')
+      .values({ webhook_id: webhooks.main, event_id: null, event_type: 'webhook.test', payload: JSON.stringify({ id: 'test_0', type: 'webhook.test', timestamp: started.toISOString(), data: {} }), status, attempts: 1, last_attempt_at: started, last_status_code: status === 'failed' ? 500 : 200, last_error: status === 'failed' ? 'HTTP 500' : null, last_duration_ms: 12 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('webhook_delivery_attempts').values({ delivery_id: row.id, attempt: 1, attempted_at: started, status_code: status === 'failed' ? 500 : 200, error: null, duration_ms: 12 }).execute();
+    return String(row.id);
+  };
+  const deliveries = { failed: await delivery('failed'), succeeded: await delivery('succeeded') };
+
+  return { only, allBut, expired, devices, geofences: { warehouse, polanco }, travels, webhooks, deliveries };
 }
