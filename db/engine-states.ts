@@ -11,6 +11,11 @@ export interface LockedEngineState {
   status: string | null;
   /** Listed late fixes wait for this device. */
   hasLateFixes: boolean;
+  /** The last ignition a fix reported, and whether the device is in a speeding stretch. */
+  ignition: boolean | null;
+  overspeed: boolean;
+  /** The device's speed limit, else its account's; null: none. */
+  speedLimitKmh: number | null;
 }
 
 /**
@@ -31,10 +36,13 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   `.execute(trx);
   const { rows } = await sql<{
     device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
+    ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null;
   }>`
-    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late
+    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
+      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
+    JOIN accounts a ON a.id = d.account_id
     JOIN device_states latest ON latest.device_id = s.device_id
     CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM late_fixes l WHERE l.device_id = s.device_id) AS has_late) late
     WHERE s.device_id = ANY(${ids}::int[])
@@ -44,6 +52,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   `.execute(trx);
   return rows.map((r) => ({
     deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
+    ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh,
   }));
 }
 
@@ -85,6 +94,8 @@ export interface EngineStateUpdate {
   inside: number[];
   pending: PendingCrossingRow[];
   status: string | null;
+  ignition: boolean | null;
+  overspeed: boolean;
 }
 
 export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Promise<void> {
@@ -92,10 +103,11 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
   await sql`
     UPDATE device_engine_states s SET
       cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
-      status = u.status, updated_at = now()
+      status = u.status, ignition = u.ignition, overspeed = u.overspeed, updated_at = now()
     FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
       ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
-      ${states.map((s) => s.status)}::text[]) AS u(device_id, cursor, inside, pending, status)
+      ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[])
+      AS u(device_id, cursor, inside, pending, status, ignition, overspeed)
     WHERE s.device_id = u.device_id
   `.execute(trx);
 }

@@ -77,27 +77,44 @@ const EVENT_LOG_LOCK = 0x666c6576; // "flev"
  */
 export async function appendEvents(trx: Db, events: NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  await sql`SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK})`.execute(trx);
-  const data = events.map((e) => JSON.stringify({ ...(e.position ? { position: positionData(e.position) } : {}), ...e.data }));
-  const { rows } = await sql<{ id: string }>`
-    INSERT INTO events (account_id, device_id, user_id, mode, type, occurred_at, data, dedupe_key)
-    SELECT coalesce(d.account_id, e.account_id), e.device_id, e.user_id, coalesce(d.mode, e.mode), e.type, e.occurred_at,
-      CASE WHEN d.id IS NULL THEN e.data::jsonb
-        ELSE jsonb_build_object('vehicle', jsonb_build_object('id', d.imei, 'name', d.name, 'plates', d.plates, 'imei', d.imei)) || e.data::jsonb END,
-      e.dedupe_key
-    FROM unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => e.occurredAt.toISOString())}::timestamptz[],
-      ${events.map((e) => e.deviceId ?? null)}::int[], ${events.map((e) => e.accountId ?? null)}::int[],
-      ${events.map((e) => e.userId ?? null)}::int[], ${events.map((e) => e.mode ?? null)}::text[],
-      ${data}::text[], ${events.map((e) => e.dedupeKey)}::text[])
-      WITH ORDINALITY AS e(type, occurred_at, device_id, account_id, user_id, mode, data, dedupe_key, n)
-    LEFT JOIN devices d ON d.id = e.device_id
-    WHERE d.id IS NOT NULL OR e.account_id IS NOT NULL
-    ORDER BY e.n
-    ON CONFLICT (dedupe_key) DO NOTHING
-    RETURNING id::text
-  `.execute(trx);
-  if (rows.length > 0) await sql`SELECT pg_notify('fleetcore_events', ${rows[rows.length - 1]!.id})`.execute(trx);
+  const [lock, insert] = appendEventsSql(events) as [RawBuilder<unknown>, RawBuilder<{ id: string }>];
+  await lock.execute(trx);
+  const { rows } = await insert.execute(trx);
   return rows.map((r) => r.id);
+}
+
+/**
+ * appendEvents as statements, for a writer that runs its own transaction on a raw connection (ingest's
+ * COPY batches): the lock, then one insert that notifies the log's followers. The same rule holds: run
+ * them last in the transaction, in order.
+ */
+export function appendEventsSql(events: NewEvent[]): RawBuilder<unknown>[] {
+  if (events.length === 0) return [];
+  const data = events.map((e) => JSON.stringify({ ...(e.position ? { position: positionData(e.position) } : {}), ...e.data }));
+  const insert = sql<{ id: string }>`
+    WITH inserted AS (
+      INSERT INTO events (account_id, device_id, user_id, mode, type, occurred_at, data, dedupe_key)
+      SELECT coalesce(d.account_id, e.account_id), e.device_id, e.user_id, coalesce(d.mode, e.mode), e.type, e.occurred_at,
+        CASE WHEN d.id IS NULL THEN e.data::jsonb
+          ELSE jsonb_build_object('vehicle', jsonb_build_object('id', d.imei, 'name', d.name, 'plates', d.plates, 'imei', d.imei)) || e.data::jsonb END,
+        e.dedupe_key
+      FROM unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => e.occurredAt.toISOString())}::timestamptz[],
+        ${events.map((e) => e.deviceId ?? null)}::int[], ${events.map((e) => e.accountId ?? null)}::int[],
+        ${events.map((e) => e.userId ?? null)}::int[], ${events.map((e) => e.mode ?? null)}::text[],
+        ${data}::text[], ${events.map((e) => e.dedupeKey)}::text[])
+        WITH ORDINALITY AS e(type, occurred_at, device_id, account_id, user_id, mode, data, dedupe_key, n)
+      LEFT JOIN devices d ON d.id = e.device_id
+      WHERE d.id IS NOT NULL OR e.account_id IS NOT NULL
+      ORDER BY e.n
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING id
+    )
+    -- One notification with the newest id, and none when every event was a duplicate.
+    SELECT i.id::text AS id FROM inserted i
+    CROSS JOIN (SELECT pg_notify('fleetcore_events', max(id)::text) FROM inserted HAVING count(*) > 0) notified
+    ORDER BY i.id
+  `;
+  return [sql`SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK})`, insert];
 }
 
 interface EventRow {

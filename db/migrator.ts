@@ -6,6 +6,7 @@ import * as ingestHardening from './migrations/0004-ingest-hardening.ts';
 import * as engineHardening from './migrations/0005-engine-hardening.ts';
 import * as eventLog from './migrations/0006-event-log.ts';
 import * as webhooks from './migrations/0007-webhooks.ts';
+import * as eventProducers from './migrations/0008-event-producers.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-engine-hardening': engineHardening,
   '0006-event-log': eventLog,
   '0007-webhooks': webhooks,
+  '0008-event-producers': eventProducers,
 };
 
 function migrator(db: Kysely<any>): Migrator {

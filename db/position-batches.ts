@@ -2,7 +2,9 @@ import { sql, type RawBuilder } from 'kysely';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import { inTransaction, type Db } from './database.ts';
 import { applyReportsSql, insertReportsSql } from './device-reports.ts';
+import { appendEventsSql } from './event-log.ts';
 import { upsertListingLateFixesSql } from './late-fixes.ts';
+import { reportAlarmEvents } from './vehicle-events.ts';
 
 /** One decoded fix with the telemetry that the status endpoints show. */
 export interface DeviceFix {
@@ -66,8 +68,13 @@ export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknow
 
 /**
  * The statements of one batch around its positions, in order: move each device's latest state (which
- * locks its row) and list the late fixes, [the positions], apply and keep the reports. Both writers
- * run them in one transaction; they differ only in how the positions go in.
+ * locks its row) and list the late fixes, [the positions], apply and keep the reports, and log the
+ * alarms the reports carry. Both writers run them in one transaction; they differ only in how the
+ * positions go in.
+ *
+ * A report has no fix for the engine to read after a cursor, so its alarm is logged here, with the
+ * report: the batch's commit is the moment it is known. The log's lock is taken last, and only by a
+ * batch that holds an alarm (a fix's alarm is the engine's, in fix order with the rest of the fix).
  */
 export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { before: RawBuilder<unknown>[]; after: RawBuilder<unknown>[] } {
   const before: RawBuilder<unknown>[] = [];
@@ -77,6 +84,7 @@ export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { 
     after.push(applyReportsSql(reports));
     const kept = insertReportsSql(reports);
     if (kept) after.push(kept);
+    after.push(...appendEventsSql(reportAlarmEvents(reports)));
   }
   return { before, after };
 }

@@ -16,6 +16,8 @@ export type TravelStatusCode = (typeof TravelStatus)[keyof typeof TravelStatus];
 export interface AccountsTable {
   id: Generated<number>;
   name: string;
+  /** Speed limit of the account's vehicles that have none of their own; null: no overspeed events. */
+  speed_limit_kmh: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
 }
 
@@ -52,6 +54,8 @@ export interface DevicesTable {
   plates: string;
   protocol: string | null;
   mode: DeviceMode;
+  /** This vehicle's speed limit; null: the account's. */
+  speed_limit_kmh: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
 }
 
@@ -167,6 +171,8 @@ export interface TravelWaypointsTable {
   arrived_at: Timestamp | null;
   estimated_arrival: Timestamp | null;
   estimated_at: Timestamp | null;
+  /** When the live estimate first went past the on-time tolerance (`travel.delayed` is logged then, once). */
+  delayed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface DeviceEngineStatesTable {
@@ -179,6 +185,10 @@ export interface DeviceEngineStatesTable {
   /** Fixes met after the cursor had passed them: evaluated within the late window, or only counted. */
   late_fixes: ColumnType<number, number | undefined, number>;
   late_fixes_ignored: ColumnType<number, number | undefined, number>;
+  /** The last ignition a fix reported (null: none yet), for `vehicle.ignition.*` across batches. */
+  ignition: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  /** In a speeding stretch: over the limit, not yet back under it minus the hysteresis. */
+  overspeed: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** A crossing waiting out its geofence's dwell time, as the engine stores it. */
@@ -307,7 +317,17 @@ export interface EventFanoutCursorTable {
   last_event_id: ColumnType<string, string | number, string | number>;
 }
 
+/** The tracker connection a device was last seen on, while it is open (as far as ingest knows). */
+export interface DeviceConnectionsTable {
+  device_id: number;
+  connection_id: string;
+  protocol: string;
+  remote_address: string | null;
+  connected_at: Timestamp;
+}
+
 export interface Database {
+  device_connections: DeviceConnectionsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;

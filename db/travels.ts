@@ -3,7 +3,9 @@ import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { visibleDeviceByName } from './devices.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { appendEvents } from './event-log.ts';
 import { geofencesByName } from './geofences.ts';
+import { travelCancelledEvent } from './travel-events.ts';
 import { TravelStatus, type Travel, type TravelStatusCode, type TravelWaypoint } from './schema.ts';
 
 /** The name waypoint 1 always carries: the vehicle's position when the travel starts. */
@@ -120,7 +122,7 @@ export function travelStatusName(status: TravelStatusCode): string {
   return STATUS_NAMES[status];
 }
 
-/** Cancels a Scheduled or In progress travel and every waypoint still pending. */
+/** Cancels a Scheduled or In progress travel and every waypoint still pending, and logs `travel.cancelled` with it. */
 export async function cancelTravel(db: Db, scope: AccessScope, id: number): Promise<Travel> {
   return inTransaction(db, async (trx) => {
     const visible = await visibleTravels(trx, scope).select(['t.id', 't.status']).where('t.id', '=', id).executeTakeFirst();
@@ -137,6 +139,8 @@ export async function cancelTravel(db: Db, scope: AccessScope, id: number): Prom
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx.updateTable('travel_waypoints').set({ status: 'cancelled' }).where('travel_id', '=', id).where('status', '=', 'pending').execute();
+    // Last: appending holds the log's lock until the commit (see appendEvents).
+    await appendEvents(trx, [travelCancelledEvent({ id, deviceId: cancelled.device_id }, cancelled.cancelled_at ?? new Date())]);
     return cancelled;
   });
 }

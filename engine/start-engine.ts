@@ -1,7 +1,7 @@
 import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';
-import { scheduledTravels, startDueTravels } from '../db/travel-progress.ts';
+import { scheduledTravels } from '../db/travel-progress.ts';
 import type { DeviceStatusThresholds } from './device-status.ts';
 import { GeofenceCatalog } from './geofence-catalog.ts';
 import { LateFixLog, type DeviceLateFixes } from './late-fix-log.ts';
@@ -9,6 +9,7 @@ import type { Job, JobQueue, QueueBackend } from './queue/job-queue.ts';
 import type { EtaSettings } from './travel-eta.ts';
 import { evaluateDevices } from './workers/evaluate-devices.ts';
 import { refreshEtas } from './workers/refresh-etas.ts';
+import { startTravels } from './workers/start-travels.ts';
 import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 
@@ -28,6 +29,10 @@ export interface EngineSettings {
   /** How long what the engine has finished with is kept, and how often it is pruned. */
   retention: Retention;
   pruneIntervalMs: number;
+  /** A speeding stretch ends below the speed limit minus this (OVERSPEED_HYSTERESIS_KMH; default 5). */
+  overspeedHysteresisKmh?: number;
+  /** A waypoint estimated later than expected by more than this is delayed (ON_TIME_TOLERANCE_MINUTES; default 5). */
+  onTimeToleranceMinutes?: number;
 }
 
 export interface RunningEngine {
@@ -57,7 +62,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
   });
   const queue = backend.queue(ENGINE_QUEUE);
-  const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh };
+  const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh, onTimeToleranceMinutes: settings.onTimeToleranceMinutes ?? 5 };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
 
   async function run(job: Job): Promise<void> {
@@ -69,6 +74,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
         for (let i = 0; i < deviceIds.length; i += 500) {
           const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), {
             status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
+            overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
           });
           late.push(...outcome.lateByDevice);
           if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
@@ -78,13 +84,13 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
         return;
       }
       case 'travel-start': {
-        const started = await startDueTravels(db, { travelId: data.travelId as number });
-        if (started.length > 0) await refreshEtas(db, etaSettings, started.map((t) => t.id));
+        const started = await startTravels(db, { travelId: data.travelId as number });
+        if (started.length > 0) await refreshEtas(db, etaSettings, started);
         return;
       }
       case 'eta-refresh': {
         // Also the catch-up: travels whose start job was lost, devices whose signal was lost.
-        await startDueTravels(db);
+        await startTravels(db);
         await refreshEtas(db, etaSettings);
         const behind = await devicesBehind(db, 5_000);
         if (behind.length > 0) await queue.add('devices', { deviceIds: behind });

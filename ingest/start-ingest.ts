@@ -8,6 +8,7 @@ import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS, GroupCommitWriter 
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { IngestCounters } from './ingest-counters.ts';
 import { listenForOsmAnd } from './osmand-server.ts';
+import { PresenceLog } from './presence-log.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
 import { ThrottledNotice } from './throttled-notice.ts';
 import type { ConnectionLimits } from './tracker-connection.ts';
@@ -50,6 +51,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
   const failureNotice = new ThrottledNotice(log, FAILURE_LOG_INTERVAL_MS);
   const registry = new DeviceRegistry(database.db, counters, notice);
   const connections = new DeviceConnections(() => counters.connectionsSuperseded++);
+  const presence = new PresenceLog(database.db, log);
   const writer = new GroupCommitWriter(
     fixBatchWriter(database),
     (letters) => insertDeadLetters(database.db, letters),
@@ -87,7 +89,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       listeners.push(
         await listenForTrackers(
           { host: options.host, port, portVariable, maxConnections },
-          { protocol, registry, connections, writer, counters, notice, log, limits: options.limits },
+          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits },
         ),
       );
     }
@@ -97,7 +99,9 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       );
     }
   } catch (error) {
+    presence.shutdown();
     await Promise.all(listeners.map((l) => l.close()));
+    await presence.close();
     throw error;
   }
 
@@ -117,8 +121,11 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
     writer,
     async close() {
       clearInterval(countersLog);
+      // Every connection the shutdown closes is logged offline for that reason, before the database goes.
+      presence.shutdown();
       await Promise.all(listeners.map((l) => l.close()));
       await writer.drain();
+      await presence.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
 import type { DeviceConnections, TrackerLink } from './device-connections.ts';
@@ -7,6 +8,7 @@ import type { IngestCounters } from './ingest-counters.ts';
 import { decodedRows } from './decoded-rows.ts';
 import { cutFrame } from './frame-cutter.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
+import type { PresenceLog } from './presence-log.ts';
 import { newSession, type DecodedFrame, type Protocol } from './protocol.ts';
 import { StoreFailedError } from './store-failed-error.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
@@ -24,6 +26,8 @@ export interface ConnectionDeps {
   registry: DeviceRegistry;
   connections: DeviceConnections;
   writer: GroupCommitWriter;
+  /** Where `device.online` / `device.offline` go. */
+  presence: PresenceLog;
   counters: IngestCounters;
   /** Once-per-device-per-hour warnings about data that could not be kept as sent. */
   notice: ThrottledNotice;
@@ -48,14 +52,30 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   const { protocol, registry, connections, writer, log } = deps;
   const session = newSession();
   const remote = `${socket.remoteAddress}:${socket.remotePort}`;
+  const remoteAddress = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '') ?? null;
   const gone = new AbortController();
   let device: RegisteredDevice | undefined;
   let buffer: Uint8Array = EMPTY;
   let busy = false;
+  let failure: string | undefined;
+
+  const connectionId = randomUUID();
+  const presence = (kind: 'online' | 'offline', deviceId: number, reason?: string) =>
+    deps.presence[kind]({ deviceId, connectionId, at: new Date(), protocol: protocol.name, remoteAddress, ...(reason ? { reason } : {}) });
+  // Told as soon as the connection is done with, not when its socket's 'close' comes: the offline of a
+  // connection replaced by a newer one is then told before the newer one's online.
+  let offlineTold = false;
+  const disconnected = (reason: string) => {
+    if (!device || offlineTold) return;
+    offlineTold = true;
+    presence('offline', device.id, deps.presence.shuttingDown ? 'server shutdown' : reason);
+    connections.release(device.id, link);
+  };
 
   const close = (reason: string, fields: Record<string, unknown> = {}) => {
     if (socket.destroyed) return;
     log.info('tracker connection closed', { protocol: protocol.name, remote, imei: device?.imei, reason, ...fields });
+    disconnected(reason);
     socket.destroy();
   };
   const link: TrackerLink = { close: (reason) => close(reason) };
@@ -72,9 +92,13 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
       socket.end();
       return false;
     }
-    if (device) connections.release(device.id, link);
+    if (device) {
+      connections.release(device.id, link);
+      presence('offline', device.id, `identified as another device (${found.imei})`);
+    }
     device = found;
     connections.claim(device.id, link);
+    presence('online', device.id);
     return true;
   }
 
@@ -134,10 +158,11 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (buffer.length > deps.limits.maxBufferedBytes) return close('too many bytes buffered', { bytes: buffer.length });
     pump().catch((error: Error) => close('could not handle frame', { error: error.message }));
   });
-  socket.on('error', () => undefined); // a reset peer ends up in 'close'; nothing to answer
+  // A reset peer ends up in 'close'; nothing to answer, but it is why the connection ended.
+  socket.on('error', (error: NodeJS.ErrnoException) => (failure ??= `connection error (${error.code ?? error.message})`));
   socket.once('close', () => {
     // What this connection still waits for leaves the commit wait list: nobody is left to acknowledge.
     gone.abort(new ConnectionClosedError('tracker connection closed'));
-    if (device) connections.release(device.id, link);
+    disconnected(failure ?? 'closed by the tracker');
   });
 }

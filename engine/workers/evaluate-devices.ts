@@ -3,10 +3,12 @@ import { insertCrossingEvents, recordVisits, statusChangeEvents, type DeviceCros
 import { appendEvents, type NewEvent } from '../../db/event-log.ts';
 import { fixesAfterCursors, lockEngineStates, saveEngineStates, type EngineStateUpdate, type NewFix } from '../../db/engine-states.ts';
 import { recordArrivals, startDueTravels, travelsInProgress } from '../../db/travel-progress.ts';
+import { fixPosition, vehicleSignalEvents } from '../../db/vehicle-events.ts';
 import { classifyDeviceStatus, type DeviceStatusThresholds } from '../device-status.ts';
 import { evaluateFixes, type Crossing } from '../fence-crossings.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import { arrivalsFromCrossings } from '../travel-progress.ts';
+import { detectVehicleSignals, type VehicleSignal } from '../vehicle-signals.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
 
@@ -16,6 +18,8 @@ export interface EvaluationSettings {
   fixesPerDevice: number;
   /** Late fixes at most this far behind a device's cursor are evaluated; older ones are only counted. */
   lateWindowMs: number;
+  /** A speeding stretch ends below the speed limit minus this (default 5 km/h). */
+  overspeedHysteresisKmh?: number;
 }
 
 export interface EvaluationOutcome {
@@ -52,7 +56,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
 
     // A travel whose start time has come is started before its vehicle's fixes are evaluated, so a
     // waypoint reached right after the start counts even if the start job has not run yet.
-    await startDueTravels(trx, { deviceIds: [...byDevice.keys()] });
+    const events: NewEvent[] = (await startDueTravels(trx, { deviceIds: [...byDevice.keys()] })).events;
     const travels = new Map((await travelsInProgress(trx, [...byDevice.keys()])).map((t) => [t.deviceId, t]));
 
     const crossings: DeviceCrossing[] = [];
@@ -60,6 +64,8 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     const statusChanges: StatusChange[] = [];
     const progressedTravels: number[] = [];
     const unfinished: number[] = [];
+    const signals: VehicleSignal[] = [];
+    const hysteresisKmh = settings.overspeedHysteresisKmh ?? 5;
     const now = new Date();
     for (const state of states) {
       const deviceFixes = byDevice.get(state.deviceId);
@@ -76,9 +82,19 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       const travel = travels.get(state.deviceId);
       if (travel && result.crossings.length > 0) {
         const { arrivals, completed } = arrivalsFromCrossings(travel.waypoints, travel.startedAt.getTime(), result.crossings);
-        await recordArrivals(trx, travel.id, arrivals.map((a) => ({ seq: a.seq, arrivedAt: new Date(a.arrivedAt) })), completed);
+        const arrived = await recordArrivals(trx, travel, arrivals.map((a) => ({ seq: a.seq, arrivedAt: new Date(a.arrivedAt) })), completed, (at) => {
+          const c = result.crossings.find((x) => x.fixTime === at.getTime() && x.type === 'enter');
+          const f = deviceFixes.find((x) => x.fixTime.getTime() === at.getTime());
+          // A dwell time may date the arrival to a fix of an earlier batch: its place is the crossing's.
+          return f ? fixPosition(f) : c ? { lat: c.latitude, lng: c.longitude, speedKmh: null, heading: null, fixTime: at } : null;
+        });
+        events.push(...arrived);
         if (arrivals.length > 0) progressedTravels.push(travel.id);
       }
+
+      signals.length = 0;
+      const signalState = detectVehicleSignals(state, { speedLimitKmh: state.speedLimitKmh, hysteresisKmh }, deviceFixes, signals);
+      if (signals.length > 0) vehicleSignalEvents(state.deviceId, deviceFixes, signals, state.speedLimitKmh, events);
 
       // Each fix's status in order, so the event stream sees every transition, not only the last;
       // Inactive comes only from the sweep (silence has no fix).
@@ -100,9 +116,11 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
         inside: [...result.state.inside],
         pending: result.state.pending,
         status,
+        ignition: signalState.ignition,
+        overspeed: signalState.overspeed,
       });
     }
-    const events: NewEvent[] = await insertCrossingEvents(trx, crossings);
+    events.push(...(await insertCrossingEvents(trx, crossings)));
     await recordVisits(trx, crossings);
     events.push(...statusChangeEvents(statusChanges));
     await saveEngineStates(trx, updates);
