@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       engine: {
         etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
         lateWindowMs: 3_600_000, lateFixesRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
+        overspeedHysteresisKmh: 5,
       },
       demoSeed: 'auto',
       demoSimulate: 'auto',
@@ -94,6 +95,7 @@ describe('loadConfig', () => {
       LATE_FIXES_RETENTION_DAYS: '30',
       GEOFENCE_CHANGES_RETENTION_HOURS: '48',
       PRUNE_INTERVAL_S: '600',
+      OVERSPEED_HYSTERESIS_KMH: '0',
       DEMO_SEED: 'true',
       ETA_REFRESH_S: '10',
       INACTIVITY_SWEEP_S: '15',
@@ -125,6 +127,7 @@ describe('loadConfig', () => {
       engine: {
         etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
         lateWindowMs: 600_000, lateFixesRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
+        overspeedHysteresisKmh: 0,
       },
       demoSeed: 'true',
       demoSimulate: 'false',

@@ -59,6 +59,8 @@ export interface Config {
     defaultSpeedKmh: number;
     /** Late fixes at most this far behind a device's cursor are evaluated. */
     lateWindowMs: number;
+    /** A speeding stretch (one `vehicle.overspeed`) ends only below the speed limit minus this. */
+    overspeedHysteresisKmh: number;
     /** Late-fix entries the engine never came back for are kept this long. */
     lateFixesRetentionMs: number;
     geofenceChangesRetentionMs: number;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
       roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
       lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,
+      overspeedHysteresisKmh: integer(env, 'OVERSPEED_HYSTERESIS_KMH', 5, 0, 100),
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,

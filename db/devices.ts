@@ -12,6 +12,8 @@ export interface NewDevice {
   mode: DeviceMode;
   /** Users who may see the device; every user of the account when omitted. */
   userIds?: number[];
+  /** The vehicle's own speed limit; none: its account's. */
+  speedLimitKmh?: number | null;
 }
 
 const IMEI = /^[0-9A-Za-z._-]{1,32}$/;
@@ -41,6 +43,7 @@ export async function addDevice(db: Db, device: NewDevice): Promise<{ device: De
           plates: device.plates ?? '',
           protocol: device.protocol ?? null,
           mode: device.mode,
+          speed_limit_kmh: device.speedLimitKmh ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -97,6 +100,11 @@ export async function visibleDevicesByImei(db: Db, scope: AccessScope, imeis?: s
 
 export async function visibleDeviceByName(db: Db, scope: AccessScope, name: string) {
   return visibleDevices(db, scope).select(['d.id', 'd.imei', 'd.name']).where('d.name', '=', name).executeTakeFirst();
+}
+
+/** Sets (or, with null, removes: the account's applies) a vehicle's own speed limit, by IMEI. */
+export async function setDeviceSpeedLimit(db: Db, imei: string, speedLimitKmh: number | null): Promise<Device | undefined> {
+  return db.updateTable('devices').set({ speed_limit_kmh: speedLimitKmh }).where('imei', '=', imei).returningAll().executeTakeFirst();
 }
 
 /** The device a tracker identifies as, by IMEI (or its protocol's device id); any account, any mode. */

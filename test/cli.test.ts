@@ -114,7 +114,7 @@ describe('fleet', () => {
 describe('fleet account and user', () => {
   it('creates an account and users; rejects a bad email or timezone (exit 2) and an unknown account (exit 1)', async () => {
     const account = json(await fleet(['account', 'create', '--name', 'Transportes Norte', '--json']));
-    expect(account).toEqual({ id: expect.any(Number), name: 'Transportes Norte' });
+    expect(account).toEqual({ id: expect.any(Number), name: 'Transportes Norte', speedLimitKmh: null });
     const row = await database.db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirst();
     expect(row?.name).toBe('Transportes Norte');
 
@@ -250,6 +250,7 @@ describe('fleet device add', () => {
       plates: 'TST-001',
       mode: 'test',
       protocol: 'teltonika',
+      speedLimitKmh: null,
       userIds: [ana.id],
     });
     const grants = await database.db.selectFrom('user_devices').select('user_id').where('device_id', '=', added.id).execute();

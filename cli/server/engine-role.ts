@@ -23,6 +23,8 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
       webhookDeliveriesMs: config.webhooks.deliveryRetentionMs,
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
+    overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
+    onTimeToleranceMinutes: config.onTimeToleranceMinutes,
   });
   const webhooks = await startWebhookDelivery(deps.database, deps.queues, log, {
     timeoutMs: config.webhooks.timeoutMs,
