@@ -1,3 +1,5 @@
+import { REPLACED_REASON } from '../db/device-presence.ts';
+
 /** A live tracker connection, as the registry of devices' connections knows it. */
 export interface TrackerLink {
   close(reason: string): void;
@@ -19,7 +21,7 @@ export class DeviceConnections {
     this.links.set(deviceId, link);
     if (previous && previous !== link) {
       this.onSuperseded();
-      previous.close('superseded by a newer connection of the same device');
+      previous.close(REPLACED_REASON);
     }
   }
 

@@ -47,17 +47,19 @@ export interface EngineHarness {
   engine: RunningEngine;
   queues: QueueBackend;
   teltonikaPort: number;
+  /** The port of each protocol listening (teltonika, and those asked for). */
+  ports: Record<string, number>;
   close(): Promise<void>;
 }
 
-/** The three roles wired as `fleet serve` wires them, in this process, on the test's database. */
-export async function startEngineHarness(database: TestDatabase, settings: EngineSettings = ENGINE_TEST_SETTINGS): Promise<EngineHarness> {
+/** The three roles wired as `fleet serve` wires them, in this process, on the test's database; Teltonika and `protocols` listen. */
+export async function startEngineHarness(database: TestDatabase, settings: EngineSettings = ENGINE_TEST_SETTINGS, protocols: string[] = []): Promise<EngineHarness> {
   const { backend: queues } = testQueues();
   const engineQueue = queues.queue(ENGINE_QUEUE);
   const engine = await startEngine(database, queues, silentLogger, settings);
   const signals = new DeviceSignals(engineQueue, () => undefined);
   const ingest = await startIngest(database, silentLogger, {
-    host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
+    host: '127.0.0.1', ports: Object.fromEntries(await Promise.all(['teltonika', ...protocols].map(async (p) => [p, await freePort()]))), osmandPort: 0,
     limits: { idleTimeoutMs: 60_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 2,
     onDevicesUpdated: (ids) => signals.add(ids),
   });
@@ -72,7 +74,8 @@ export async function startEngineHarness(database: TestDatabase, settings: Engin
   });
   return {
     app, ingest, engine, queues,
-    teltonikaPort: ingest.listeners[0]!.port,
+    teltonikaPort: ingest.listeners.find((l) => l.protocol === 'teltonika')!.port,
+    ports: Object.fromEntries(ingest.listeners.map((l) => [l.protocol, l.port])),
     async close() {
       await ingest.close();
       await signals.close();
