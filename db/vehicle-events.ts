@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { EventType } from '../engine/events/event-catalog.ts';
 import type { VehicleSignal } from '../engine/vehicle-signals.ts';
+import type { Db } from './database.ts';
 import type { EventPosition, NewEvent } from './event-log.ts';
 import type { NewFix } from './engine-states.ts';
 import { reportTime } from './device-reports.ts';
@@ -61,4 +63,25 @@ export function reportAlarmEvents(reports: readonly StoredReport[]): NewEvent[] 
     if (typeof alarm === 'string' && alarm !== '') events.push(alarmEvent(r.deviceId, alarm, reportTime(r), null));
   }
   return events;
+}
+
+/**
+ * The alarms of fixes that arrived late (older than fixes already evaluated): a panic pressed in a
+ * tunnel and sent from the tracker's buffer must not be lost for arriving after newer fixes. Ignition
+ * and overspeed are transitions in fix order and are not revised by a late fix.
+ */
+export async function lateFixAlarmEvents(trx: Db, fixes: Array<{ deviceId: number; fixTime: number }>): Promise<NewEvent[]> {
+  if (fixes.length === 0) return [];
+  const { rows } = await sql<{
+    device_id: number; fix_time: Date; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; alarm: string;
+  }>`
+    SELECT p.device_id, p.fix_time, p.latitude, p.longitude, p.speed_kmh, p.heading, p.attributes->>'alarm' AS alarm
+    FROM unnest(${fixes.map((f) => f.deviceId)}::int[], ${fixes.map((f) => new Date(f.fixTime).toISOString())}::timestamptz[]) AS l(device_id, fix_time)
+    JOIN positions p ON p.device_id = l.device_id AND p.fix_time = l.fix_time
+    WHERE p.attributes->>'alarm' <> ''
+    ORDER BY p.fix_time
+  `.execute(trx);
+  return rows.map((r) => alarmEvent(r.device_id, r.alarm, r.fix_time, {
+    lat: r.latitude, lng: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, fixTime: r.fix_time,
+  }));
 }

@@ -197,6 +197,21 @@ describe('alarms', () => {
     tracker.end();
     again.end();
   }, 60_000);
+
+  it('logs a panic that arrives late, from a tracker\'s buffer, behind fixes already evaluated', async () => {
+    const car = await vehicle('Tunnel Car');
+    const sosAt = (t: Date) => `+RESP:GTSOS,020102,${car.imei},,0,0,1,1,12.0,180,70.0,-99.25,19.33,${stamp(t)},0334,0020,18d8,6141,00,,${stamp(t)},11F0$`;
+    const newer = second(-10);
+    const older = second(-60);
+    const tracker = await rawTracker(port('gl200'));
+    tracker.send(sosAt(newer));
+    await evaluatedThrough(car.id, newer);
+    tracker.send(sosAt(older));
+    const panics = await eventually(() => eventsOf(car.id, 'vehicle.panic'), (rows) => expect(rows).toHaveLength(2));
+    expect(panics.map((e) => e.occurred_at.toISOString())).toEqual([newer.toISOString(), older.toISOString()]);
+    expect(panics[1]!.data.position).toMatchObject({ fixTime: older.toISOString(), speedKmh: 12 });
+    tracker.end();
+  }, 60_000);
 });
 
 describe('device presence', () => {

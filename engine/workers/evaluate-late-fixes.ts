@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.ts';
 import type { NewEvent } from '../../db/event-log.ts';
 import { insertCrossingEvents, recordExcursionVisits, storedCrossingsAround, type DeviceCrossing } from '../../db/engine-results.ts';
 import { countLateFixes, positionsAround, takeLateFixes } from '../../db/late-fixes.ts';
+import { lateFixAlarmEvents } from '../../db/vehicle-events.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import { lateExcursions } from '../late-crossings.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
@@ -47,12 +48,15 @@ export async function evaluateLateFixes(trx: Db, catalog: GeofenceCatalog, devic
   const counts = outcome.devices;
   const crossings: DeviceCrossing[] = [];
   const visits: Parameters<typeof recordExcursionVisits>[1] = [];
+  const late: Array<{ deviceId: number; fixTime: number }> = [];
   for (const device of devices) {
     const times = listed.get(device.deviceId);
     if (!times || device.cursorAfter === null) continue;
     const after = device.cursorAfter.getTime();
     const behind = times.filter((t) => t <= after && !device.readInOrder.has(t));
     if (behind.length === 0) continue;
+    // However far behind: an alarm is not a crossing to place on a timeline, it happened.
+    for (const t of behind) late.push({ deviceId: device.deviceId, fixTime: t });
     const from = (device.cursorBefore ?? device.cursorAfter).getTime() - windowMs;
     const inWindow = new Set<number>();
     let earliest = Number.POSITIVE_INFINITY;
@@ -77,7 +81,7 @@ export async function evaluateLateFixes(trx: Db, catalog: GeofenceCatalog, devic
     }
   }
   crossings.sort((a, b) => a.fixTime.getTime() - b.fixTime.getTime());
-  outcome.events = await insertCrossingEvents(trx, crossings);
+  outcome.events = [...(await insertCrossingEvents(trx, crossings)), ...(await lateFixAlarmEvents(trx, late))];
   await recordExcursionVisits(trx, visits);
   await countLateFixes(trx, counts);
   for (const c of counts) {
