@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { silentLogger } from '../runtime/logger.ts';
 import { createAccount } from '../db/accounts.ts';
-import { openDatabase, type Db } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { DeviceSignals } from '../engine/device-signals.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
@@ -13,6 +13,7 @@ import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { summarise } from '../simulators/latency-stats.ts';
+import { seedGrid } from './geofence-grid.ts';
 import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 9;
@@ -32,29 +33,6 @@ const SCENARIOS: Scenario[] = [
 ];
 
 /**
- * A grid of 150 m squares every ~275 m over the ±10 km the simulated vehicles drive in, so a vehicle
- * at city speed crosses a boundary every few tens of seconds. One statement: the bench is about the
- * pipeline, not about creating geofences.
- */
-async function seedGrid(db: Db, accountId: number): Promise<number> {
-  await sql`
-    WITH cells AS (
-      SELECT i, j, ${CENTER.lng} - 0.09 + i * 0.0025 AS x, ${CENTER.lat} - 0.09 + j * 0.0025 AS y
-      FROM generate_series(0, 72) i, generate_series(0, 72) j
-    )
-    INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices)
-    SELECT ${accountId}, 'Cell ' || i || '-' || j, 'polygon', ST_MakeEnvelope(x - 0.0007, y - 0.0007, x + 0.0007, y + 0.0007, 4326),
-      y, x, 105, 4, jsonb_build_array(
-        jsonb_build_object('lat', y - 0.0007, 'lng', x - 0.0007), jsonb_build_object('lat', y - 0.0007, 'lng', x + 0.0007),
-        jsonb_build_object('lat', y + 0.0007, 'lng', x + 0.0007), jsonb_build_object('lat', y + 0.0007, 'lng', x - 0.0007))
-    FROM cells
-    ON CONFLICT (account_id, name) DO NOTHING
-  `.execute(db);
-  const { n } = await db.selectFrom('geofences').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  return Number(n);
-}
-
-/**
  * Simulated trackers over TCP through ingest, the engine (geofence evaluation, events, visits) and the
  * database: positions per second committed and evaluated, enter/exit events per second, and the delay
  * from a fix's arrival at the server to its enter event being queryable (polled every 50 ms).
@@ -70,7 +48,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
     // The simulated IMEIs are fixed by the seed: reuse the account that holds them (an earlier bench run's).
     const holder = await handle.db.selectFrom('devices').select('account_id').where('imei', '=', simulatedImei(SEED, 0)).executeTakeFirst();
     const accountId = holder?.account_id ?? (await createAccount(handle.db, 'Pipeline bench')).id;
-    const geofences = await seedGrid(handle.db, accountId);
+    const geofences = await seedGrid(handle.db, accountId, CENTER);
     await ensureSimulatedDevices(handle.db, accountId, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
     // History left by an earlier run (or by the ingest bench, same IMEIs) is marked evaluated: this
     // bench measures live traffic, not a catch-up.

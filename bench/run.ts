@@ -2,6 +2,7 @@
 const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
   api: () => import('./api.ts'),
   decode: () => import('./decode.ts'),
+  events: () => import('./events.ts'),
   geofence: () => import('./geofence.ts'),
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),

@@ -3,40 +3,64 @@ import type { Db } from './database.ts';
 import { appendEvents, eventPayload, type EventPayload } from './event-log.ts';
 import type { EventType } from '../engine/events/event-catalog.ts';
 
+interface ClaimRow {
+  id: string; webhook_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
+  attempts: number; payload: EventPayload | null; event_id: string | null; type: EventType | null; occurred_at: Date | null; data: Record<string, unknown> | null;
+}
+
 /**
  * Turns the events logged after the fan-out cursor into deliveries, one per matching webhook, and
  * moves the cursor past them, in one transaction; the cursor row's lock makes processes take turns.
  * A webhook matches an event of its account that its user could read with a key of its mode (the
  * rule of `visibleTo`), whose type its patterns take, and that was logged after it was registered.
- * Returns the new deliveries' ids and how many events were read.
+ * The new deliveries come back already claimed for `claimMs`, ready to send: their first attempt
+ * needs no queue round trip. Returns them and how many events were read.
  */
-export async function fanOutEvents(db: Db, limit: number): Promise<{ deliveryIds: string[]; events: number }> {
-  return db.transaction().execute(async (trx) => {
-    const { rows: cursor } = await sql<{ last: string }>`SELECT last_event_id::text AS last FROM event_fanout_cursor FOR UPDATE`.execute(trx);
-    const after = cursor[0]?.last ?? '0';
-    const { rows: batch } = await sql<{ last: string | null; n: number }>`
-      SELECT max(id)::text AS last, count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${after}::bigint ORDER BY id LIMIT ${limit}) b
-    `.execute(trx);
-    const last = batch[0]!.last;
-    if (last === null) return { deliveryIds: [], events: 0 };
-    const { rows } = await sql<{ id: string }>`
-      INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, next_attempt_at)
-      SELECT w.id, e.id, e.type, now()
-      FROM events e
+export async function fanOutEvents(db: Db, limit: number, claimMs: number): Promise<{ deliveries: ClaimedDelivery[]; events: number }> {
+  // One statement, so one round trip however busy the process is; the cursor row's lock makes
+  // processes take turns, and the unique (webhook, event) pair keeps a turn that re-reads from adding twice.
+  const { rows } = await sql<ClaimRow & { events: number }>`
+    WITH cursor AS (
+      SELECT last_event_id FROM event_fanout_cursor FOR UPDATE
+    ), batch AS (
+      SELECT e.* FROM events e, cursor c WHERE e.id > c.last_event_id ORDER BY e.id LIMIT ${limit}
+    ), inserted AS (
+      INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, next_attempt_at, claimed_until)
+      SELECT w.id, e.id, e.type, now(), now() + ${claimMs}::float8 * interval '1 millisecond'
+      FROM batch e
       JOIN webhooks w ON w.account_id = e.account_id AND w.enabled AND w.created_at <= e.recorded_at
-      WHERE e.id > ${after}::bigint AND e.id <= ${last}::bigint
-        AND (e.type = ANY(w.events) OR EXISTS (SELECT 1 FROM unnest(w.events) p WHERE p LIKE '%*' AND e.type LIKE replace(p, '*', '%')))
+      WHERE (e.type = ANY(w.events) OR EXISTS (SELECT 1 FROM unnest(w.events) p WHERE p LIKE '%*' AND e.type LIKE replace(p, '*', '%')))
         AND CASE WHEN e.device_id IS NULL
           THEN (e.user_id IS NULL OR e.user_id = w.user_id) AND (e.mode IS NULL OR e.mode = w.mode)
           ELSE e.mode = w.mode AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = w.user_id AND ud.device_id = e.device_id)
         END
       ORDER BY e.id, w.id
       ON CONFLICT (webhook_id, event_id) DO NOTHING
-      RETURNING id::text
-    `.execute(trx);
-    await sql`UPDATE event_fanout_cursor SET last_event_id = ${last}::bigint`.execute(trx);
-    return { deliveryIds: rows.map((r) => r.id), events: batch[0]!.n };
-  });
+      RETURNING id, webhook_id, event_id
+    ), moved AS (
+      UPDATE event_fanout_cursor SET last_event_id = (SELECT max(id) FROM batch) WHERE EXISTS (SELECT 1 FROM batch)
+    ), counted AS (
+      SELECT count(*)::int AS events FROM batch
+    )
+    SELECT counted.events, d.*
+    FROM counted LEFT JOIN (
+      SELECT i.id::text AS id, i.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, 0 AS attempts,
+        NULL::jsonb AS payload, i.event_id::text AS event_id, e.type, e.occurred_at, e.data
+      FROM inserted i JOIN webhooks w ON w.id = i.webhook_id JOIN batch e ON e.id = i.event_id
+    ) d ON true
+    ORDER BY d.id::bigint
+  `.execute(db);
+  const events = rows[0]?.events ?? 0;
+  const deliveries = rows.filter((r) => r.id !== null).map(claimedDelivery).filter((d): d is ClaimedDelivery => d !== undefined);
+  return { deliveries, events };
+}
+
+function claimedDelivery(r: ClaimRow): ClaimedDelivery | undefined {
+  const payload = r.payload ?? (r.event_id !== null && r.type !== null ? eventPayload({ id: r.event_id, type: r.type, occurredAt: r.occurred_at!, data: r.data! }) : undefined);
+  if (!payload) return undefined;
+  const secrets = [r.secret];
+  if (r.previous_secret && r.previous_until && r.previous_until.getTime() > Date.now()) secrets.push(r.previous_secret);
+  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload };
 }
 
 export interface ClaimedDelivery {
@@ -51,19 +75,19 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Takes a pending delivery whose time has come for `claimMs`, so a duplicate job or a second process
- * does nothing with it meanwhile; undefined when it is not due, already taken, finished, or its
- * webhook is disabled (its deliveries wait for it to be enabled again).
+ * Takes the pending deliveries among `deliveryIds` whose time has come for `claimMs`, so a duplicate
+ * job or a second process does nothing with them meanwhile; one statement for the lot. A delivery
+ * not due, already taken, finished, or of a disabled webhook (its deliveries wait for it to be
+ * enabled again) is left out of the result.
  */
-export async function claimDelivery(db: Db, deliveryId: string, claimMs: number): Promise<ClaimedDelivery | undefined> {
-  const { rows } = await sql<{
-    id: string; webhook_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
-    attempts: number; payload: EventPayload | null; event_id: string | null; type: EventType | null; occurred_at: Date | null; data: Record<string, unknown> | null;
-  }>`
+export async function claimDeliveries(db: Db, deliveryIds: string[], claimMs: number): Promise<Map<string, ClaimedDelivery>> {
+  const claimed = new Map<string, ClaimedDelivery>();
+  if (deliveryIds.length === 0) return claimed;
+  const { rows } = await sql<ClaimRow>`
     WITH claimed AS (
       UPDATE webhook_deliveries d SET claimed_until = now() + ${claimMs}::float8 * interval '1 millisecond'
       FROM webhooks w
-      WHERE d.id = ${deliveryId}::bigint AND w.id = d.webhook_id AND w.enabled AND d.status = 'pending'
+      WHERE d.id = ANY(${deliveryIds}::bigint[]) AND w.id = d.webhook_id AND w.enabled AND d.status = 'pending'
         AND d.next_attempt_at <= now() + interval '1 second' AND (d.claimed_until IS NULL OR d.claimed_until < now())
       RETURNING d.id, d.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
     )
@@ -71,17 +95,13 @@ export async function claimDelivery(db: Db, deliveryId: string, claimMs: number)
       e.type, e.occurred_at, e.data
     FROM claimed c LEFT JOIN events e ON e.id = c.event_id
   `.execute(db);
-  const r = rows[0];
-  if (!r) return undefined;
-  const payload = r.payload ?? (r.event_id !== null && r.type !== null ? eventPayload({ id: r.event_id, type: r.type, occurredAt: r.occurred_at!, data: r.data! }) : undefined);
-  if (!payload) {
+  for (const r of rows) {
+    const delivery = claimedDelivery(r);
+    if (delivery) claimed.set(r.id, delivery);
     // The event was pruned before it could be delivered: nothing left to send.
-    await finishAttempt(db, { deliveryId: r.id, webhookId: r.webhook_id, attempt: r.attempts + 1, durationMs: 0, error: 'event no longer in the log', outcome: 'failed', maxConsecutiveFailures: Number.POSITIVE_INFINITY });
-    return undefined;
+    else await finishAttempt(db, { deliveryId: r.id, webhookId: r.webhook_id, attempt: r.attempts + 1, durationMs: 0, error: 'event no longer in the log', outcome: 'failed', maxConsecutiveFailures: Number.POSITIVE_INFINITY });
   }
-  const secrets = [r.secret];
-  if (r.previous_secret && r.previous_until && r.previous_until.getTime() > Date.now()) secrets.push(r.previous_secret);
-  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload };
+  return claimed;
 }
 
 /** Hands a claimed delivery back without an attempt (its webhook had too many in flight). */
@@ -104,11 +124,45 @@ export interface AttemptRecord {
 }
 
 /**
- * Records one attempt and what follows from it, in one transaction: the attempt row, the delivery's
- * status, the webhook's run of failed events (reset by a success) and, when it is disabled (410, or
- * too many failed events in a row), a `webhook.disabled` event. Returns whether the webhook was disabled.
+ * Records one attempt and what follows from it: the attempt row, the delivery's status, the
+ * webhook's run of failed events (reset by a success) and, when it is disabled (410, or too many
+ * failed events in a row), a `webhook.disabled` event, all in one transaction (a success or a retry
+ * goes through recordAttempts). Returns whether the webhook was disabled.
  */
+/**
+ * Records attempts that succeeded or will be retried, one statement for the lot: the attempt rows,
+ * the deliveries' status and next attempt, and a success resetting its webhook's run of failures.
+ */
+export async function recordAttempts(db: Db, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const col = <T>(f: (r: AttemptRecord) => T) => records.map(f);
+  await sql`
+    WITH r AS (
+      SELECT * FROM unnest(${col((r) => r.deliveryId)}::bigint[], ${col((r) => r.webhookId)}::int[], ${col((r) => r.attempt)}::int[],
+        ${col((r) => r.statusCode ?? null)}::int[], ${col((r) => r.error ?? null)}::text[], ${col((r) => r.durationMs)}::int[],
+        ${col((r) => (r.outcome === 'retry' ? 'pending' : 'succeeded'))}::text[], ${col((r) => r.nextAttemptAt?.toISOString() ?? null)}::timestamptz[])
+        AS r(delivery_id, webhook_id, attempt, status_code, error, duration_ms, status, next_attempt_at)
+    ), attempts AS (
+      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+      SELECT delivery_id, attempt, now(), status_code, error, duration_ms FROM r
+      ON CONFLICT (delivery_id, attempt) DO NOTHING
+    ), deliveries AS (
+      UPDATE webhook_deliveries d SET status = r.status, attempts = r.attempt, last_attempt_at = now(), last_status_code = r.status_code,
+        last_error = r.error, last_duration_ms = r.duration_ms, next_attempt_at = r.next_attempt_at, claimed_until = NULL
+      FROM r WHERE d.id = r.delivery_id
+    ), webhooks_ok AS (
+      UPDATE webhooks w SET consecutive_failures = 0
+      WHERE w.consecutive_failures > 0 AND w.id IN (SELECT webhook_id FROM r WHERE status = 'succeeded')
+    )
+    SELECT 1
+  `.execute(db);
+}
+
 export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disabled: boolean }> {
+  if (a.outcome === 'succeeded' || a.outcome === 'retry') {
+    await recordAttempts(db, [a]);
+    return { disabled: false };
+  }
   return db.transaction().execute(async (trx) => {
     const at = new Date();
     await trx
@@ -116,20 +170,14 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
       .values({ delivery_id: a.deliveryId, attempt: a.attempt, attempted_at: at, status_code: a.statusCode ?? null, error: a.error ?? null, duration_ms: a.durationMs })
       .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
       .execute();
-    const status = a.outcome === 'retry' ? 'pending' : a.outcome === 'succeeded' ? 'succeeded' : 'failed';
     await trx
       .updateTable('webhook_deliveries')
       .set({
-        status, attempts: a.attempt, last_attempt_at: at, last_status_code: a.statusCode ?? null, last_error: a.error ?? null,
-        last_duration_ms: a.durationMs, next_attempt_at: a.outcome === 'retry' ? a.nextAttemptAt! : null, claimed_until: null,
+        status: 'failed', attempts: a.attempt, last_attempt_at: at, last_status_code: a.statusCode ?? null, last_error: a.error ?? null,
+        last_duration_ms: a.durationMs, next_attempt_at: null, claimed_until: null,
       })
       .where(sql<boolean>`id = ${a.deliveryId}::bigint`)
       .execute();
-    if (a.outcome === 'retry') return { disabled: false };
-    if (a.outcome === 'succeeded') {
-      await trx.updateTable('webhooks').set({ consecutive_failures: 0 }).where('id', '=', a.webhookId).where('consecutive_failures', '>', 0).execute();
-      return { disabled: false };
-    }
     const { rows } = await sql<{ failures: number; enabled: boolean; account_id: number; user_id: number; mode: 'live' | 'test'; url: string }>`
       UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ${a.webhookId}
       RETURNING consecutive_failures AS failures, enabled, account_id, user_id, mode, url

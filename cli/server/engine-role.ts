@@ -30,9 +30,10 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     timeoutMs: config.webhooks.timeoutMs,
     allowPrivate: config.webhooks.allowPrivate,
     concurrency: config.webhooks.concurrency,
-    perWebhookInFlight: 4,
+    perWebhookInFlight: 16,
     maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
-    fanOutPollMs: deps.database.pool ? 500 : 100,
+    // Polled as well as woken by NOTIFY: measured, the poll keeps the p99 from commit to receiver under a second.
+    fanOutPollMs: 100,
     sweepMs: 30_000,
   });
   return {

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
-import { claimDelivery, dueDeliveries, fanOutEvents, finishAttempt, releaseDelivery } from '../../db/webhook-deliveries.ts';
+import { claimDeliveries, dueDeliveries, fanOutEvents, finishAttempt, recordAttempts, releaseDelivery, type AttemptRecord, type ClaimedDelivery } from '../../db/webhook-deliveries.ts';
+import { StatementBatcher } from './statement-batcher.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Job, JobQueue, QueueBackend } from '../queue/job-queue.ts';
 import { nextRetryDelay, parseRetryAfter, RETRY_DELAYS_MS } from './retry-schedule.ts';
@@ -23,6 +24,11 @@ export interface WebhookDeliverySettings {
   fanOutPollMs: number;
   /** How often pending deliveries are put back on the queue, in case their job was lost. */
   sweepMs: number;
+}
+
+interface Lane {
+  active: number;
+  waiting: Array<{ delivery: ClaimedDelivery; claimedAt: number }>;
 }
 
 export interface RunningWebhookDelivery {
@@ -55,42 +61,115 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
   const { db } = database;
   const queue = backend.queue(WEBHOOKS_QUEUE);
   const delays = settings.retryDelaysMs ?? RETRY_DELAYS_MS;
-  const inFlight = new Map<number, number>();
+  // Long enough for a request to time out and its answer to be recorded.
+  const claimMs = settings.timeoutMs + 30_000;
   let closed = false;
+  const claims = new StatementBatcher<string, ClaimedDelivery | undefined>(
+    async (ids) => {
+      const claimed = await claimDeliveries(db, [...new Set(ids)], claimMs);
+      // A duplicate id in one batch is claimed once, for its first caller.
+      const handed = new Set<string>();
+      return ids.map((id) => (handed.has(id) ? undefined : (handed.add(id), claimed.get(id))));
+    },
+    { maxDelayMs: 5, maxItems: 200 },
+  );
+  const records = new StatementBatcher<AttemptRecord, void>(async (batch) => {
+    await recordAttempts(db, batch);
+    return batch.map(() => undefined);
+  }, { maxDelayMs: 10, maxItems: 200 });
 
-  async function deliver(job: Job): Promise<void> {
-    const deliveryId = (job.data as { deliveryId: string }).deliveryId;
-    const delivery = await claimDelivery(db, deliveryId, settings.timeoutMs + 30_000);
-    if (!delivery) return;
-    const busy = inFlight.get(delivery.webhookId) ?? 0;
-    if (busy >= settings.perWebhookInFlight) {
-      // Not an attempt: handed back, and taken up again in a moment.
-      await releaseDelivery(db, delivery.id);
-      await queue.add('deliver', { deliveryId }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 250 });
-      return;
+  /**
+   * At most `concurrency` requests at once in this process, and at most `perWebhookInFlight` per
+   * webhook. A claimed delivery over those waits in its webhook's lane (bounded); a full lane hands it
+   * back to the queue. So a slow or dead receiver fills its own lane, never the slots other webhooks
+   * need, and the engine does not wait for any of it.
+   */
+  const lanes = new Map<number, Lane>();
+  const laneCapacity = settings.perWebhookInFlight * 64;
+  const running = new Set<Promise<void>>();
+  let active = 0;
+
+  function laneOf(webhookId: number) {
+    let lane = lanes.get(webhookId);
+    if (!lane) lanes.set(webhookId, (lane = { active: 0, waiting: [] }));
+    return lane;
+  }
+
+  /** Sends now if a slot is free, else queues it in its lane; false when the lane is full. */
+  function dispatch(delivery: ClaimedDelivery): boolean {
+    const lane = laneOf(delivery.webhookId);
+    if (lane.active < settings.perWebhookInFlight && active < settings.concurrency) {
+      start(delivery, lane);
+      return true;
     }
-    inFlight.set(delivery.webhookId, busy + 1);
+    if (lane.waiting.length >= laneCapacity) return false;
+    lane.waiting.push({ delivery, claimedAt: Date.now() });
+    return true;
+  }
+
+  function start(delivery: ClaimedDelivery, lane: Lane): void {
+    lane.active++;
+    active++;
+    const sending = send(delivery, () => {
+      lane.active--;
+      active--;
+      pump(delivery.webhookId);
+    }).catch((error: Error) => log.warn('webhook delivery failed', { deliveryId: delivery.id, error: error.message }));
+    running.add(sending);
+    void sending.finally(() => running.delete(sending));
+  }
+
+  /** Starts waiting deliveries into free slots: the lane that just freed one first, then the others. */
+  function pump(freedWebhookId: number): void {
+    const order = [freedWebhookId, ...[...lanes.keys()].filter((id) => id !== freedWebhookId)];
+    for (const id of order) {
+      const lane = lanes.get(id);
+      if (!lane) continue;
+      while (lane.waiting.length > 0 && lane.active < settings.perWebhookInFlight && active < settings.concurrency) {
+        const next = lane.waiting.shift()!;
+        // A claim that would run out during the request is let go: the sweep gives it to whoever
+        // claims it next, and sending it here too would send it twice.
+        if (Date.now() - next.claimedAt < claimMs - settings.timeoutMs - 5_000) start(next.delivery, lane);
+      }
+      if (lane.active === 0 && lane.waiting.length === 0) lanes.delete(id);
+      if (active >= settings.concurrency) return;
+    }
+  }
+
+  async function handBack(delivery: ClaimedDelivery): Promise<void> {
+    await releaseDelivery(db, delivery.id);
+    await queue.add('deliver', { deliveryId: delivery.id }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 1_000 });
+  }
+
+  /** A retry, a manual retry, or one the sweep found: claimed here, then sent like a new one. */
+  async function deliver(job: Job): Promise<void> {
+    const delivery = await claims.call(String((job.data as { deliveryId: string }).deliveryId));
+    if (delivery && !dispatch(delivery)) await handBack(delivery);
+  }
+
+  async function send(delivery: ClaimedDelivery, done: () => void): Promise<void> {
+    let answer;
     try {
       const body = JSON.stringify(delivery.payload);
       const headers = signWebhook(delivery.payload.id, Math.floor(Date.now() / 1000), body, delivery.secrets);
-      const answer = await postWebhook(delivery.url, body, { ...headers }, settings);
-      const attempt = delivery.attempts + 1;
-      const ok = answer.status !== undefined && answer.status >= 200 && answer.status < 300;
-      const retryAfter = answer.status !== undefined && RETRY_AFTER_STATUSES.has(answer.status) ? parseRetryAfter(answer.retryAfter) : undefined;
-      const wait = ok || answer.status === 410 ? undefined : nextRetryDelay(attempt, delays, retryAfter);
-      const outcome = ok ? 'succeeded' : answer.status === 410 ? 'gone' : wait === undefined ? 'failed' : 'retry';
-      const nextAttemptAt = wait === undefined ? undefined : new Date(Date.now() + wait);
-      const { disabled } = await finishAttempt(db, {
-        deliveryId: delivery.id, webhookId: delivery.webhookId, attempt, durationMs: answer.durationMs, statusCode: answer.status,
-        error: answer.error, outcome, nextAttemptAt, maxConsecutiveFailures: settings.maxConsecutiveFailures,
-      });
-      if (disabled) log.warn('webhook disabled', { webhookId: delivery.webhookId, status: answer.status, error: answer.error });
-      if (nextAttemptAt) await enqueueDeliveries(queue, [{ id: delivery.id, attempts: attempt, nextAttemptAt }]);
+      answer = await postWebhook(delivery.url, body, { ...headers }, settings);
     } finally {
-      const left = (inFlight.get(delivery.webhookId) ?? 1) - 1;
-      if (left > 0) inFlight.set(delivery.webhookId, left);
-      else inFlight.delete(delivery.webhookId);
+      // The slot holds the request only: recording the answer waits for the database, not the receiver.
+      done();
     }
+    const attempt = delivery.attempts + 1;
+    const ok = answer.status !== undefined && answer.status >= 200 && answer.status < 300;
+    const retryAfter = answer.status !== undefined && RETRY_AFTER_STATUSES.has(answer.status) ? parseRetryAfter(answer.retryAfter) : undefined;
+    const wait = ok || answer.status === 410 ? undefined : nextRetryDelay(attempt, delays, retryAfter);
+    const outcome = ok ? 'succeeded' : answer.status === 410 ? 'gone' : wait === undefined ? 'failed' : 'retry';
+    const nextAttemptAt = wait === undefined ? undefined : new Date(Date.now() + wait);
+    const record: AttemptRecord = {
+      deliveryId: delivery.id, webhookId: delivery.webhookId, attempt, durationMs: answer.durationMs, statusCode: answer.status,
+      error: answer.error, outcome, nextAttemptAt, maxConsecutiveFailures: settings.maxConsecutiveFailures,
+    };
+    const { disabled } = outcome === 'succeeded' || outcome === 'retry' ? (await records.call(record), { disabled: false }) : await finishAttempt(db, record);
+    if (disabled) log.warn('webhook disabled', { webhookId: delivery.webhookId, status: answer.status, error: answer.error });
+    if (nextAttemptAt) await enqueueDeliveries(queue, [{ id: delivery.id, attempts: attempt, nextAttemptAt }]);
   }
 
   let fanning: Promise<void> | undefined;
@@ -104,8 +183,8 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
     }
     fanning = (async () => {
       for (;;) {
-        const { deliveryIds, events } = await fanOutEvents(db, FAN_OUT_BATCH);
-        await enqueueDeliveries(queue, deliveryIds.map((id) => ({ id, attempts: 0 })));
+        const { deliveries, events } = await fanOutEvents(db, FAN_OUT_BATCH, claimMs);
+        for (const d of deliveries) if (!dispatch(d)) await handBack(d);
         if (events < FAN_OUT_BATCH) return;
       }
     })()
@@ -158,6 +237,10 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
       notifications?.close();
       await fanning;
       await worker.close();
+      // Lanes still holding claimed deliveries let them go: their claims expire and the sweep of
+      // whichever process runs next takes them up.
+      for (const lane of lanes.values()) lane.waiting.length = 0;
+      await Promise.allSettled([...running]);
     },
   };
 }
