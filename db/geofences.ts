@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
 import { circlePolygon, geometryFromGeoJson, point } from './postgis.ts';
-import type { Geofence } from './schema.ts';
+import { TravelStatus, type Geofence } from './schema.ts';
 
 export type GeofenceShape =
   | { kind: 'polygon'; geometry: { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown } }
@@ -14,24 +14,28 @@ export interface NewGeofence {
   shape: GeofenceShape;
 }
 
-const MAX_CIRCLE_RADIUS_M = 500_000;
+/** The largest circle the API accepts: larger is almost always a unit mistake (km for m). */
+export const MAX_CIRCLE_RADIUS_M = 100_000;
 
 function validateShape(shape: GeofenceShape): void {
   if (shape.kind === 'circle') {
     const { lat, lng, radiusMeters } = shape;
-    if (!(Math.abs(lat) <= 90) || !(Math.abs(lng) <= 180)) throw new DomainError('invalid', 'circle center is outside -90..90 / -180..180');
+    if (!(Math.abs(lat) <= 90)) throw new DomainError('invalid', `center.lat must be between -90 and 90, got ${lat}`);
+    if (!(Math.abs(lng) <= 180)) throw new DomainError('invalid', `center.lng must be between -180 and 180, got ${lng}`);
     if (!(radiusMeters > 0 && radiusMeters <= MAX_CIRCLE_RADIUS_M)) {
-      throw new DomainError('invalid', `circle radius must be more than 0 and at most ${MAX_CIRCLE_RADIUS_M} m`);
+      throw new DomainError('invalid', `radiusMeters must be more than 0 and at most ${MAX_CIRCLE_RADIUS_M} (100 km), got ${radiusMeters}`);
     }
   }
 }
 
 /** Checks a geometry with PostGIS itself, so what we accept is exactly what the column accepts. */
 async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<void> {
-  let row: { type: string; valid: boolean; reason: string } | undefined;
+  let row: { type: string; valid: boolean; reason: string; lat_ok: boolean } | undefined;
   try {
-    ({ rows: [row] } = await sql<{ type: string; valid: boolean; reason: string }>`
-      SELECT GeometryType(g) AS type, ST_IsValid(g) AS valid, ST_IsValidReason(g) AS reason FROM (SELECT ${geometry} AS g) s
+    ({ rows: [row] } = await sql<{ type: string; valid: boolean; reason: string; lat_ok: boolean }>`
+      SELECT GeometryType(g) AS type, ST_IsValid(g) AS valid, ST_IsValidReason(g) AS reason,
+        ST_YMin(g) >= -90 AND ST_YMax(g) <= 90 AND ST_XMin(g) >= -180 AND ST_XMax(g) <= 180 AS lat_ok
+      FROM (SELECT ${geometry} AS g) s
     `.execute(db));
   } catch (error) {
     throw new DomainError('invalid', `geometry is not valid GeoJSON: ${(error as Error).message}`);
@@ -39,18 +43,28 @@ async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<voi
   if (!row || (row.type !== 'POLYGON' && row.type !== 'MULTIPOLYGON')) {
     throw new DomainError('invalid', `geometry must be a Polygon or MultiPolygon, got ${row?.type ?? 'nothing'}`);
   }
+  if (!row.lat_ok) throw new DomainError('invalid', 'geometry has a coordinate outside longitude -180..180 / latitude -90..90 (GeoJSON is [lng, lat])');
   if (!row.valid) throw new DomainError('invalid', `geometry is not valid: ${row.reason}`);
 }
 
+function checkedName(raw: string): string {
+  const name = raw.trim();
+  if (!name || name.length > 200) throw new DomainError('invalid', 'geofence name must be 1 to 200 characters');
+  return name;
+}
+
+function checkedDwell(name: string, seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw new DomainError('invalid', `${name} must be a whole number of seconds from 0 to 86400`);
+  return seconds;
+}
+
 /**
- * Stores a geofence with what the API shows precomputed: the center (a circle's own center, a polygon's
+ * What the API shows, computed from a shape: the center (a circle's own center, a polygon's
  * centroid), the radius (a circle's own, or for a polygon the distance from the center to its farthest
  * vertex), and the vertex list (the outer ring of the largest part, without the closing repeat).
  */
-export async function insertGeofence(db: Db, geofence: NewGeofence): Promise<Geofence> {
-  const name = geofence.name.trim();
-  if (!name || name.length > 200) throw new DomainError('invalid', 'geofence name must be 1 to 200 characters');
-  const { shape } = geofence;
+async function shapeColumns(db: Db, shape: GeofenceShape): Promise<RawBuilder<unknown>> {
   validateShape(shape);
   const geometry = shape.kind === 'circle' ? circlePolygon(shape.lat, shape.lng, shape.radiusMeters) : geometryFromGeoJson(shape.geometry);
   if (shape.kind === 'polygon') await checkGeometry(db, geometry);
@@ -59,22 +73,38 @@ export async function insertGeofence(db: Db, geofence: NewGeofence): Promise<Geo
     shape.kind === 'circle'
       ? sql`${shape.radiusMeters}::float8`
       : sql`(SELECT max(ST_Distance(center.c::geography, p.geom::geography)) FROM ST_DumpPoints(shape.geom) p)`;
+  return sql`
+    WITH shape AS (SELECT ${geometry} AS geom),
+    ring AS (
+      SELECT ST_ExteriorRing(part.geom) AS line
+      FROM shape, ST_Dump(shape.geom) part
+      ORDER BY ST_Area(part.geom) DESC
+      LIMIT 1
+    ),
+    center AS (SELECT ${center} AS c FROM shape)
+    SELECT ${shape.kind}::text AS kind, shape.geom, ST_Y(center.c) AS center_lat, ST_X(center.c) AS center_lng, ${radius} AS radius_m,
+      ST_NPoints(ring.line) - 1 AS vertex_count,
+      (SELECT jsonb_agg(jsonb_build_object('lat', ST_Y(p.geom), 'lng', ST_X(p.geom)) ORDER BY p.path[1])
+         FROM ST_DumpPoints(ring.line) p WHERE p.path[1] < ST_NPoints(ring.line)) AS vertices
+    FROM shape, ring, center`;
+}
+
+export interface NewGeofenceOptions {
+  enterDwellSeconds?: number;
+  exitDwellSeconds?: number;
+}
+
+/** Stores a geofence with what the API shows precomputed (see shapeColumns). */
+export async function insertGeofence(db: Db, geofence: NewGeofence & NewGeofenceOptions): Promise<Geofence> {
+  const name = checkedName(geofence.name);
+  const enter = checkedDwell('enterDwellSeconds', geofence.enterDwellSeconds) ?? 0;
+  const exit = checkedDwell('exitDwellSeconds', geofence.exitDwellSeconds) ?? 0;
+  const columns = await shapeColumns(db, geofence.shape);
   try {
     const { rows } = await sql<{ id: number }>`
-      WITH shape AS (SELECT ${geometry} AS geom),
-      ring AS (
-        SELECT ST_ExteriorRing(part.geom) AS line
-        FROM shape, ST_Dump(shape.geom) part
-        ORDER BY ST_Area(part.geom) DESC
-        LIMIT 1
-      ),
-      center AS (SELECT ${center} AS c FROM shape)
-      INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices)
-      SELECT ${geofence.accountId}, ${name}, ${shape.kind}, shape.geom, ST_Y(center.c), ST_X(center.c), ${radius},
-        ST_NPoints(ring.line) - 1,
-        (SELECT jsonb_agg(jsonb_build_object('lat', ST_Y(p.geom), 'lng', ST_X(p.geom)) ORDER BY p.path[1])
-           FROM ST_DumpPoints(ring.line) p WHERE p.path[1] < ST_NPoints(ring.line))
-      FROM shape, ring, center
+      INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices, enter_dwell_s, exit_dwell_s)
+      SELECT ${geofence.accountId}, ${name}, c.kind, c.geom, c.center_lat, c.center_lng, c.radius_m, c.vertex_count, c.vertices, ${enter}, ${exit}
+      FROM (${columns}) c
       RETURNING id
     `.execute(db);
     return await db.selectFrom('geofences').selectAll().where('id', '=', rows[0]!.id).executeTakeFirstOrThrow();
@@ -82,6 +112,64 @@ export async function insertGeofence(db: Db, geofence: NewGeofence): Promise<Geo
     if (isUniqueViolation(error)) throw new DomainError('conflict', `a geofence named "${name}" already exists in account ${geofence.accountId}`);
     throw error;
   }
+}
+
+export async function findGeofence(db: Db, accountId: number, id: number): Promise<Geofence | undefined> {
+  return db.selectFrom('geofences').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes what is given; a new shape replaces the old one whole. Undefined when there is no such geofence. */
+export async function updateGeofence(
+  db: Db,
+  accountId: number,
+  id: number,
+  changes: { name?: string; shape?: GeofenceShape } & NewGeofenceOptions,
+): Promise<Geofence | undefined> {
+  const name = changes.name === undefined ? undefined : checkedName(changes.name);
+  const enter = checkedDwell('enterDwellSeconds', changes.enterDwellSeconds);
+  const exit = checkedDwell('exitDwellSeconds', changes.exitDwellSeconds);
+  const columns = changes.shape ? await shapeColumns(db, changes.shape) : undefined;
+  try {
+    const { rows } = await sql<{ id: number }>`
+      UPDATE geofences g SET
+        name = coalesce(${name ?? null}::text, g.name),
+        enter_dwell_s = coalesce(${enter ?? null}::int, g.enter_dwell_s),
+        exit_dwell_s = coalesce(${exit ?? null}::int, g.exit_dwell_s),
+        ${columns
+          ? sql`kind = c.kind, geom = c.geom, center_lat = c.center_lat, center_lng = c.center_lng, radius_m = c.radius_m, vertex_count = c.vertex_count, vertices = c.vertices,`
+          : sql``}
+        updated_at = now()
+      ${columns ? sql`FROM (${columns}) c` : sql``}
+      WHERE g.id = ${id} AND g.account_id = ${accountId}
+      RETURNING g.id
+    `.execute(db);
+    if (rows.length === 0) return undefined;
+    return await db.selectFrom('geofences').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('conflict', `a geofence named "${name}" already exists in account ${accountId}`);
+    throw error;
+  }
+}
+
+/**
+ * Deletes a geofence with its crossings and visits. Refused while a Scheduled or In progress travel
+ * still has a pending waypoint there: that waypoint could never be reached.
+ */
+export async function deleteGeofence(db: Db, accountId: number, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const geofence = await trx.selectFrom('geofences').select('id').where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!geofence) return false;
+    const { rows } = await sql<{ travel_id: number }>`
+      SELECT DISTINCT w.travel_id FROM travel_waypoints w JOIN travels t ON t.id = w.travel_id
+      WHERE w.geofence_id = ${id} AND w.status = 'pending' AND t.status IN (${TravelStatus.Scheduled}, ${TravelStatus.InProgress})
+      ORDER BY w.travel_id LIMIT 5
+    `.execute(trx);
+    if (rows.length > 0) {
+      throw new DomainError('conflict', `geofence ${id} is a pending waypoint of active travel ${rows.map((r) => r.travel_id).join(', ')}; cancel the travel first`);
+    }
+    await trx.deleteFrom('geofences').where('id', '=', id).execute();
+    return true;
+  });
 }
 
 // Sorted here, not in SQL, so the order does not depend on the database's collation: case-insensitive,

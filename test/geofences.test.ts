@@ -73,7 +73,8 @@ describe('GET /api/v1/geofences', () => {
     const [lat, lng, half] = [19.4326, -99.1332, 0.01];
     const created = await t.fixtures.geofence(account.id, 'Square', square(lat, lng, half));
     const [g] = await list(key);
-    expect(Object.keys(g!).sort()).toEqual(['centerLat', 'centerLng', 'id', 'name', 'radiusMeters', 'vertexCount', 'vertices']);
+    // The specification's fields, plus type and the dwell times (the shape the geofence writes answer too).
+    expect(Object.keys(g!).sort()).toEqual(['centerLat', 'centerLng', 'enterDwellSeconds', 'exitDwellSeconds', 'id', 'name', 'radiusMeters', 'type', 'vertexCount', 'vertices']);
     expect(g!.id).toBe(created.id);
     expect(Number.isInteger(g!.id)).toBe(true);
     expect(g!.name).toBe('Square');

@@ -79,7 +79,56 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
   },
   'GET /geofences': {
     permission: 'geofences:read',
-    cases: [{ status: 200, what: 'a polygon and a circle', request: () => ({ path: '/geofences' }), shows: (body) => expect(body.data).toHaveLength(2) }],
+    cases: [{ status: 200, what: 'polygons and circles', request: () => ({ path: '/geofences' }), shows: (body) => expect(body.data.map((g: any) => g.type).sort()).toEqual(['circle', 'circle', 'polygon']) }],
+  },
+  'POST /geofences': {
+    permission: 'geofences:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a circle',
+        request: () => ({ path: '/geofences', method: 'POST', body: { name: 'New depot', type: 'circle', center: { lat: 19.41, lng: -99.12 }, radiusMeters: 250, enterDwellSeconds: 30 } }),
+        shows: (body) => expect(body.data).toMatchObject({ name: 'New depot', type: 'circle', radiusMeters: 250, vertexCount: 64, enterDwellSeconds: 30, exitDwellSeconds: 0 }),
+      },
+      {
+        status: 201,
+        what: 'a polygon from vertices',
+        request: () => ({ path: '/geofences', method: 'POST', body: { name: 'New lot', type: 'polygon', vertices: [{ lat: 19.40, lng: -99.10 }, { lat: 19.40, lng: -99.09 }, { lat: 19.41, lng: -99.09 }] } }),
+        shows: (body) => expect(body.data).toMatchObject({ type: 'polygon', vertexCount: 3 }),
+      },
+      { status: 400, what: 'crossing edges', request: () => ({ path: '/geofences', method: 'POST', body: { name: 'Bow tie', type: 'polygon', vertices: [{ lat: 0, lng: 0 }, { lat: 1, lng: 1 }, { lat: 0, lng: 1 }, { lat: 1, lng: 0 }] } }), shows: errorMatching(/cross/) },
+      { status: 409, what: 'a name the account already has', request: () => ({ path: '/geofences', method: 'POST', body: { name: 'Warehouse North', type: 'circle', center: { lat: 19.41, lng: -99.12 }, radiusMeters: 100 } }) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/geofences', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/geofences', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /geofences/{id}': {
+    permission: 'geofences:read',
+    cases: [
+      { status: 200, what: 'a polygon', request: (s) => ({ path: `/geofences/${s.geofences.warehouse}` }), shows: (body) => expect(body.data).toMatchObject({ name: 'Warehouse North', type: 'polygon' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/geofences/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/geofences/999999999' }) },
+    ],
+  },
+  'PATCH /geofences/{id}': {
+    permission: 'geofences:write',
+    cases: [
+      { status: 200, what: 'a new dwell time', request: (s) => ({ path: `/geofences/${s.geofences.polanco}`, method: 'PATCH', body: { exitDwellSeconds: 60 } }), shows: (body) => expect(body.data.exitDwellSeconds).toBe(60) },
+      { status: 400, what: 'a radius over 100 km', request: (s) => ({ path: `/geofences/${s.geofences.polanco}`, method: 'PATCH', body: { type: 'circle', center: { lat: 19.43, lng: -99.19 }, radiusMeters: 100_001 } }), shows: errorMatching(/100 km/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/geofences/999999999', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 409, what: 'another geofence\'s name', request: (s) => ({ path: `/geofences/${s.geofences.polanco}`, method: 'PATCH', body: { name: 'Warehouse North' } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/geofences/${s.geofences.polanco}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/geofences/${s.geofences.polanco}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /geofences/{id}': {
+    permission: 'geofences:write',
+    cases: [
+      { status: 200, what: 'a geofence no travel goes to', request: (s) => ({ path: `/geofences/${s.geofences.spare}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/geofences/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/geofences/999999999', method: 'DELETE' }) },
+      { status: 409, what: 'a pending waypoint of an active travel', request: (s) => ({ path: `/geofences/${s.geofences.warehouse}`, method: 'DELETE' }), shows: errorMatching(/active travel/) },
+    ],
   },
   'GET /reports/geofences': {
     permission: 'reports:read',
@@ -180,7 +229,7 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
         shows: (body) => {
           expect(body.data.length).toBe(2);
           expect(body.has_more).toBe(true);
-          expect(body.data[0].data.vehicle.name).toBe('Route truck');
+          expect(BigInt(body.data[0].id)).toBeGreaterThan(BigInt(body.data[1].id));
         },
       },
       {

@@ -1,8 +1,10 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { geofencesOfAccount } from '../../db/geofences.ts';
+import { deleteGeofence, findGeofence, geofencesOfAccount, insertGeofence, updateGeofence } from '../../db/geofences.ts';
+import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import { GeofenceBody, GeofencePatchBody, shapeOfBody } from '../geofences/geofence-body.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { GeofenceSchema, geofenceView } from '../views/geofence-view.ts';
 
@@ -19,11 +21,110 @@ const listGeofences = createRoute({
   },
 });
 
+const id = z.coerce.number().int().min(1).max(2_147_483_647).openapi({ param: { name: 'id', in: 'path' }, example: 12 });
+const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const SHAPES =
+  'A circle `{"name", "type": "circle", "center": {"lat", "lng"}, "radiusMeters"}` (at most 100 km), a polygon `{"name", "type": "polygon", "vertices": [{"lat", "lng"}, ...]}` (at least 3 distinct vertices, closed for you, edges not crossing), or a GeoJSON `{"name", "geometry": {Polygon or MultiPolygon}}`. The engine uses it for fixes that arrive a second later.';
+
+const createGeofence = createRoute({
+  method: 'post',
+  path: '/geofences',
+  tags: ['Geofences'],
+  summary: 'Create a circular or polygonal geofence',
+  description: SHAPES,
+  middleware: [requirePermission('geofences:write')] as const,
+  request: { body: { content: json(GeofenceBody), required: true } },
+  responses: {
+    201: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceCreated')) },
+    ...errorResponses(
+      [400, 'Invalid shape (fewer than 3 vertices, crossing edges, coordinates out of range, radius not in (0, 100 km]) or field'],
+      [409, 'A geofence of the account already has this name'],
+      [413, 'Body too large'],
+      [415, 'Not JSON'],
+    ),
+  },
+});
+
+const getGeofence = createRoute({
+  method: 'get',
+  path: '/geofences/{id}',
+  tags: ['Geofences'],
+  summary: 'One geofence',
+  middleware: [requirePermission('geofences:read')] as const,
+  request: { params: z.object({ id }) },
+  responses: {
+    200: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceResponse')) },
+    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account']),
+  },
+});
+
+const patchGeofence = createRoute({
+  method: 'patch',
+  path: '/geofences/{id}',
+  tags: ['Geofences'],
+  summary: 'Rename, reshape or change the dwell times of a geofence',
+  description: `Only the fields given change; a shape replaces the old one whole. ${SHAPES}`,
+  middleware: [requirePermission('geofences:write')] as const,
+  request: { params: z.object({ id }), body: { content: json(GeofencePatchBody), required: true } },
+  responses: {
+    200: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceUpdated')) },
+    ...errorResponses([400, 'Invalid shape or field'], [404, 'No such geofence in the account'], [409, 'Another geofence has this name'], [413, 'Body too large'], [415, 'Not JSON']),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: 'delete',
+  path: '/geofences/{id}',
+  tags: ['Geofences'],
+  summary: 'Delete a geofence with its crossings and visits',
+  description: 'Refused (409) while a Scheduled or In progress travel has a pending waypoint there; travels that passed it keep its name.',
+  middleware: [requirePermission('geofences:write')] as const,
+  request: { params: z.object({ id }) },
+  responses: {
+    200: { description: 'Deleted', content: json(envelopeSchema(z.object({ id: z.number().int(), deleted: z.literal(true) }), 'GeofenceDeleted')) },
+    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account'], [409, 'An active travel still goes there']),
+  },
+});
+
 export function geofenceRoutes({ db }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(listGeofences, async (c) => {
     const rows = await geofencesOfAccount(db, c.get('principal').scope.accountId);
     return c.json(envelope(rows.map(geofenceView)), 200);
+  });
+
+  app.openapi(createGeofence, async (c) => {
+    const body = c.req.valid('json');
+    const shape = shapeOfBody(body);
+    if (!shape) throw new ApiError(400, 'give type (circle or polygon) with its fields, or a GeoJSON geometry');
+    const row = await insertGeofence(db, {
+      accountId: c.get('principal').scope.accountId, name: body.name, shape,
+      enterDwellSeconds: body.enterDwellSeconds, exitDwellSeconds: body.exitDwellSeconds,
+    });
+    return c.json(envelope(geofenceView(row)), 201);
+  });
+
+  app.openapi(getGeofence, async (c) => {
+    const geofenceId = c.req.valid('param').id;
+    const row = await findGeofence(db, c.get('principal').scope.accountId, geofenceId);
+    if (!row) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
+    return c.json(envelope(geofenceView(row)), 200);
+  });
+
+  app.openapi(patchGeofence, async (c) => {
+    const geofenceId = c.req.valid('param').id;
+    const body = c.req.valid('json');
+    const row = await updateGeofence(db, c.get('principal').scope.accountId, geofenceId, {
+      name: body.name, shape: shapeOfBody(body), enterDwellSeconds: body.enterDwellSeconds, exitDwellSeconds: body.exitDwellSeconds,
+    });
+    if (!row) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
+    return c.json(envelope(geofenceView(row)), 200);
+  });
+
+  app.openapi(deleteRoute, async (c) => {
+    const geofenceId = c.req.valid('param').id;
+    if (!(await deleteGeofence(db, c.get('principal').scope.accountId, geofenceId))) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
+    return c.json(envelope({ id: geofenceId, deleted: true as const }), 200);
   });
   return app;
 }

@@ -12,6 +12,9 @@ export const GeofenceSchema = z
     vertices: z.array(z.object({ lat: z.number(), lng: z.number() })).openapi({
       description: 'Outer ring of the polygon (of its largest part for a multipolygon), without repeating the first vertex',
     }),
+    type: z.enum(['circle', 'polygon']),
+    enterDwellSeconds: z.number().int().openapi({ description: 'How long a vehicle must stay inside before its enter counts (0: at once)' }),
+    exitDwellSeconds: z.number().int().openapi({ description: 'How long a vehicle must stay outside before its exit counts (0: at once)' }),
   })
   .openapi('Geofence');
 
@@ -24,5 +27,8 @@ export function geofenceView(g: Geofence): z.infer<typeof GeofenceSchema> {
     radiusMeters: Math.round(g.radius_m * 10) / 10,
     vertexCount: g.vertex_count,
     vertices: g.vertices,
+    type: g.kind,
+    enterDwellSeconds: g.enter_dwell_s,
+    exitDwellSeconds: g.exit_dwell_s,
   };
 }

@@ -11,7 +11,7 @@ export interface ConformanceScene {
   allBut: Record<Permission, string>;
   expired: string;
   devices: Record<'reporting' | 'bare' | 'silent' | 'spare' | 'dispatch' | 'route', Device>;
-  geofences: { warehouse: number; polanco: number };
+  geofences: { warehouse: number; polanco: number; spare: number };
   travels: { inProgress: number; scheduled: number; cancelled: number; toCancel: number };
   webhooks: { main: number; disabled: number; toDelete: number; receiver: string };
   deliveries: { failed: string; succeeded: string };
@@ -59,6 +59,7 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
 
   const warehouse = (await t.fixtures.geofence(account.id, 'Warehouse North', square(19.5, -99.1, 0.01))).id;
   const polanco = (await t.fixtures.geofence(account.id, 'Customer Polanco', { kind: 'circle', lat: 19.43, lng: -99.19, radiusMeters: 300 })).id;
+  const spare = (await t.fixtures.geofence(account.id, 'Spare yard', { kind: 'circle', lat: 19.35, lng: -99.15, radiusMeters: 150 })).id;
   // A visit that ended and one still open on 1 May 2024, written by the engine from fixes.
   await recordCrossingsThroughEngine(t.database, [
     { deviceId: devices.route.id, geofenceId: warehouse, type: 'enter', at: mx('2024-05-01T08:00') },
@@ -109,5 +110,5 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   };
   const deliveries = { failed: await delivery('failed'), succeeded: await delivery('succeeded') };
 
-  return { only, allBut, expired, devices, geofences: { warehouse, polanco }, travels, webhooks, deliveries };
+  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries };
 }
