@@ -59,7 +59,7 @@ export default async function eventsBench(args: string[]): Promise<void> {
     await sql`UPDATE devices SET account_id = ${account.id} WHERE imei LIKE ${`35${String(SEED).padStart(4, '0')}%`}`.execute(db);
     await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
     // Denser than the pipeline bench's grid, for about 200 events/s from the same 10,000 fixes/s.
-    const geofences = await seedGrid(db, account.id, CENTER, 0.0019);
+    const geofences = await seedGrid(db, account.id, CENTER, 0.0015);
     await sql`
       INSERT INTO device_engine_states (device_id, cursor_fix_time)
       SELECT s.device_id, s.fix_time FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${account.id}
