@@ -9,6 +9,8 @@ import { postWebhook } from './webhook-request.ts';
 import { signWebhook } from './webhook-signature.ts';
 
 export const WEBHOOKS_QUEUE = 'fleetcore-webhooks';
+/** The one job of the webhooks queue: an attempt at a delivery, data `{ deliveryId }`. */
+export const DELIVERY_JOB = 'webhook-delivery';
 
 export interface WebhookDeliverySettings {
   timeoutMs: number;
@@ -46,7 +48,7 @@ export async function enqueueDeliveries(
   for (const d of deliveries) {
     const delay = d.nextAttemptAt ? Math.max(0, d.nextAttemptAt.getTime() - Date.now()) : 0;
     const jobId = `delivery-${d.id}-${d.attempts}${d.again === undefined ? '' : `-again-${d.again}`}`;
-    await queue.add('deliver', { deliveryId: d.id }, { jobId, delay, attempts: 3 });
+    await queue.add(DELIVERY_JOB, { deliveryId: d.id }, { jobId, delay, attempts: 3 });
   }
 }
 
@@ -138,7 +140,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
 
   async function handBack(delivery: ClaimedDelivery): Promise<void> {
     await releaseDelivery(db, delivery.id);
-    await queue.add('deliver', { deliveryId: delivery.id }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 1_000 });
+    await queue.add(DELIVERY_JOB, { deliveryId: delivery.id }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 1_000 });
   }
 
   /** A retry, a manual retry, or one the sweep found: claimed here, then sent like a new one. */

@@ -30,7 +30,7 @@ export async function postWebhook(
   const elapsed = () => Math.round(performance.now() - started);
   let target: ResolvedTarget;
   try {
-    target = await resolveWebhookTarget(rawUrl, options);
+    target = await withinTimeout(resolveWebhookTarget(rawUrl, options), options.timeoutMs);
   } catch (error) {
     if (error instanceof WebhookUrlError) return { error: error.message, durationMs: elapsed() };
     throw error;
@@ -54,10 +54,11 @@ export async function postWebhook(
       lookup,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'fleetcore-webhooks/1' },
     });
+    // One budget for the lookup and the request: the claim on the delivery is sized to it.
     const timer = setTimeout(() => {
       finish({ error: `timed out after ${options.timeoutMs} ms` });
       req.destroy();
-    }, options.timeoutMs);
+    }, Math.max(0, options.timeoutMs - elapsed()));
     req.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code ? `${error.code}: ${error.message}` : error.message }));
     req.on('response', (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
@@ -82,4 +83,16 @@ export async function postWebhook(
     });
     req.end(body);
   });
+}
+
+/**
+ * A resolver that hangs (the system's lookup retries for tens of seconds) counts against the
+ * request's timeout: the lookup cannot be cancelled, but the delivery stops waiting for it.
+ */
+function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WebhookUrlError(`timed out after ${timeoutMs} ms resolving the url's host`)), timeoutMs);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
