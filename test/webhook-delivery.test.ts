@@ -2,9 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { appendEvents, type NewEvent } from '../db/event-log.ts';
+import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { startWebhookDelivery, type RunningWebhookDelivery, type WebhookDeliverySettings } from '../engine/webhooks/start-webhook-delivery.ts';
+import { enqueueDeliveries, startWebhookDelivery, WEBHOOKS_QUEUE, type RunningWebhookDelivery, type WebhookDeliverySettings } from '../engine/webhooks/start-webhook-delivery.ts';
 import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { testQueues } from './support/engine-harness.ts';
@@ -48,6 +51,7 @@ async function receiver(answer: (n: number, req: IncomingMessage, res: ServerRes
 
 let database: TestDatabase;
 let queues: QueueBackend;
+let queuePrefix: string;
 let delivery: RunningWebhookDelivery;
 let accountId: number;
 let userId: number;
@@ -56,7 +60,7 @@ let sequence = 0;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  queues = testQueues().backend;
+  ({ backend: queues, prefix: queuePrefix } = testQueues());
   const make = fixtures(database.db);
   const tenant = await make.tenant();
   accountId = tenant.account.id;
@@ -114,7 +118,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a 500 with the same webhook-id, and records each attempt', async () => {
-    const r = await receiver((n, _, res) => res.writeHead(n === 1 ? 500 : 200).end(n === 1 ? 'boom' : 'ok'), () => [hook.secret]);
+    const r = await receiver((n, _, res) => res.writeHead(n === 1 ? 500 : 200).end(n === 1 ? `boom${'x'.repeat(20_000)}` : 'ok'), () => [hook.secret]);
     const hook = await webhook(r.url);
     try {
       const id = await logEvent();
@@ -125,16 +129,22 @@ describe('webhook delivery', () => {
       await until(async () => (await deliveryOf(hook.id))[0]?.status === 'succeeded');
       const attempts = await database.db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', (await deliveryOf(hook.id))[0]!.id).orderBy('attempt').execute();
       expect(attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 200]]);
-      expect(attempts[0]!.error).toMatch(/HTTP 500: boom/);
+      // A long answer is kept short: enough to debug with, never the receiver's whole page.
+      expect(attempts[0]!.error).toMatch(/^HTTP 500: boomx+$/);
+      expect(attempts[0]!.error!.length).toBeLessThan(600);
+      const [row] = await deliveryOf(hook.id);
+      expect(row).toMatchObject({ status: 'succeeded', attempts: 2, last_status_code: 200, last_error: null, next_attempt_at: null, claimed_until: null });
+      expect(row!.last_duration_ms).toBeGreaterThanOrEqual(0);
     } finally {
       await r.close();
     }
   });
 
   it('counts a timeout and a redirect as failures, never following the redirect', async () => {
+    const elsewhere = await receiver((_, __, res) => res.writeHead(200).end(), () => [hook.secret]);
     const r = await receiver((n, _, res) => {
       if (n === 1) return; // never answers: the 1 s timeout
-      if (n === 2) return res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
+      if (n === 2) return res.writeHead(302, { location: elsewhere.url }).end();
       res.writeHead(200).end();
     }, () => [hook.secret]);
     const hook = await webhook(r.url);
@@ -146,8 +156,11 @@ describe('webhook delivery', () => {
       const attempts = await database.db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', d!.id).orderBy('attempt').execute();
       expect(attempts[0]!.error).toMatch(/timed out/);
       expect(attempts[1]!.error).toMatch(/redirect .* not followed/);
+      expect(attempts.map((a) => a.status_code)).toEqual([null, 302, 200]);
+      expect(elsewhere.received).toHaveLength(0);
     } finally {
       await r.close();
+      await elsewhere.close();
     }
   });
 
@@ -253,6 +266,69 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('waits out a Retry-After longer than the schedule on 429', async () => {
+    const r = await receiver((n, _, res) => (n === 1 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end()), () => [hook.secret]);
+    const hook = await webhook(r.url);
+    try {
+      await logEvent();
+      await until(() => r.received.length === 2);
+      // The schedule says 200 ms; the receiver asked for a second.
+      expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(950);
+      expect(r.received[0]!.id).toBe(r.received[1]!.id);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('sends a delivery once however many jobs name it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const r = await receiver((_, __, res) => void held.then(() => res.writeHead(200).end()), () => [hook.secret]);
+    const hook = await webhook(r.url, ['vehicle.panic']);
+    try {
+      await logEvent({ type: 'vehicle.panic', data: { alarm: 'sos' } });
+      await until(() => r.received.length === 1);
+      const [d] = await deliveryOf(hook.id);
+      const queue = queues.queue(WEBHOOKS_QUEUE);
+      // The API's "deliver soon", the sweep and a retry's job all name the delivery while it is in flight...
+      for (let again = 1; again <= 5; again++) await enqueueDeliveries(queue, [{ id: String(d!.id), attempts: 0, again }]);
+      await new Promise((r2) => setTimeout(r2, 300));
+      release();
+      await until(async () => (await deliveryOf(hook.id))[0]?.status === 'succeeded');
+      // ...and after it succeeded.
+      await enqueueDeliveries(queue, [{ id: String(d!.id), attempts: 1, again: 6 }]);
+      await new Promise((r2) => setTimeout(r2, 300));
+      expect(r.received).toHaveLength(1);
+    } finally {
+      release();
+      await r.close();
+    }
+  });
+
+  it('fans each event out once when two processes follow the log', async () => {
+    const r = await receiver((_, __, res) => res.writeHead(200).end(), () => [hook.secret]);
+    const hook = await webhook(r.url, ['vehicle.ignition.off']);
+    // The second process: its own connection pool and queue client on PostgreSQL and Redis.
+    const secondDatabase: DatabaseHandle = database.env.DATABASE_URL
+      ? await openDatabase({ databaseUrl: database.env.DATABASE_URL, dataDir: '', embedded: 'own' })
+      : database;
+    const secondQueues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: queuePrefix }) : inProcessQueues();
+    const second = await startWebhookDelivery(secondDatabase, secondQueues, silentLogger, SETTINGS);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push(await logEvent({ type: 'vehicle.ignition.off' }));
+      await until(() => r.received.length >= 20);
+      await new Promise((r2) => setTimeout(r2, 300));
+      expect(r.received.map((x) => x.id).sort()).toEqual([...ids].sort());
+      expect(await deliveryOf(hook.id)).toHaveLength(20);
+    } finally {
+      await second.close();
+      await secondQueues.close();
+      if (secondDatabase !== database) await secondDatabase.close();
+      await r.close();
+    }
+  });
+
   it('refuses a loopback receiver at delivery time when private addresses are not allowed', async () => {
     await delivery.close();
     delivery = await startWebhookDelivery(database, queues, silentLogger, { ...SETTINGS, allowPrivate: false, retryDelaysMs: [] });
@@ -277,14 +353,14 @@ describe('webhook delivery', () => {
       await delivery.close();
       await queues.close();
       // Restarted with a long wait before the retry, then stopped after the first attempt.
-      queues = testQueues().backend;
+      ({ backend: queues, prefix: queuePrefix } = testQueues());
       delivery = await startWebhookDelivery(database, queues, silentLogger, { ...SETTINGS, retryDelaysMs: [1_500, 200] });
       const id = await logEvent({ type: 'vehicle.overspeed', data: { speedKmh: 99, limitKmh: 80 } });
       await until(() => r.received.length === 1);
       await until(async () => ((await deliveryOf(hook.id))[0]?.attempts ?? 0) === 1);
       await delivery.close();
       await queues.close(); // the in-process queue loses its delayed job here
-      queues = testQueues().backend;
+      ({ backend: queues, prefix: queuePrefix } = testQueues());
       delivery = await startWebhookDelivery(database, queues, silentLogger, SETTINGS);
       await until(() => r.received.length === 2, 10_000);
       expect(r.received.map((x) => x.id)).toEqual([id, id]);
