@@ -35,10 +35,12 @@ export async function postWebhook(
     if (error instanceof WebhookUrlError) return { error: error.message, durationMs: elapsed() };
     throw error;
   }
-  const pinned = target.addresses[0]!;
+  // The socket's lookup answers with the checked addresses only: all of them when Node tries
+  // several (happy eyeballs, so a host with a dead IPv6 address still gets through), else the first.
+  const checked = target.addresses;
   const lookup: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: ResolvedTarget['addresses']) => void)(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
+    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: ResolvedTarget['addresses']) => void)(null, checked);
+    else callback(null, checked[0]!.address, checked[0]!.family);
   };
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<WebhookAnswer>((resolve) => {
