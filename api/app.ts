@@ -24,7 +24,7 @@ import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { travelRoutes } from './routes/travels.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
+import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -112,6 +112,8 @@ export function createApp(deps: AppDeps) {
         'Rate limits per key: 50 requests per 10 s on the detailed endpoints (device status, GET /geofences, the geofence report, travels), 600 per minute on the others; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset for the limit that applies. Honour the stricter.',
       ].join('\n\n'),
     },
+    // The signing rules stand at the head of the Webhooks section, where receivers' authors look.
+    tags: [{ name: 'Webhooks', description: WEBHOOK_SIGNING }],
     servers: [{ url: API_PREFIX }],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
   });

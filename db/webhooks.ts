@@ -33,8 +33,23 @@ export async function updateWebhook(
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.events !== undefined) set.events = changes.events;
   if (changes.description !== undefined) set.description = changes.description;
-  if (changes.enabled === true) Object.assign(set, { enabled: true, disabled_reason: null, disabled_at: null, consecutive_failures: 0 });
-  if (changes.enabled === false) Object.assign(set, { enabled: false, disabled_reason: 'disabled through the API', disabled_at: new Date() });
+  // Only a change of state touches the rest: enabling an enabled webhook keeps its run of failures
+  // (or anyone could postpone the automatic disabling), and disabling a disabled one keeps its reason.
+  if (changes.enabled === true) {
+    Object.assign(set, {
+      enabled: true,
+      disabled_reason: null,
+      disabled_at: null,
+      consecutive_failures: sql`CASE WHEN enabled THEN consecutive_failures ELSE 0 END`,
+    });
+  }
+  if (changes.enabled === false) {
+    Object.assign(set, {
+      enabled: false,
+      disabled_reason: sql`CASE WHEN enabled THEN ${'disabled through the API'} ELSE disabled_reason END`,
+      disabled_at: sql`CASE WHEN enabled THEN now() ELSE disabled_at END`,
+    });
+  }
   return db.updateTable('webhooks').set(set).where('account_id', '=', scope.accountId).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
@@ -84,12 +99,13 @@ export async function deliveryAttempts(db: Db, deliveryId: string) {
 
 /**
  * A failed (or still pending) delivery is attempted again now, its count of attempts kept; a
- * delivery that succeeded is left alone (undefined).
+ * delivery that succeeded is left alone (undefined). A claim is kept: a worker sending it right now
+ * records its own outcome, and clearing the claim would let a second worker send it alongside.
  */
 export async function retryDelivery(db: Db, webhookId: number, deliveryId: string) {
   return db
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: new Date(), claimed_until: null })
+    .set({ status: 'pending', next_attempt_at: new Date() })
     .where('webhook_id', '=', webhookId)
     .where(sql<boolean>`id = ${deliveryId}::bigint`)
     .where('status', '<>', 'succeeded')

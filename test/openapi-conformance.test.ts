@@ -280,6 +280,7 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
         expect(body.data[0]).not.toHaveProperty('secret');
       } },
       { status: 400, what: 'a cursor from elsewhere', request: () => ({ path: '/webhooks?cursor=bm9wZQ' }), shows: errorMatching(/cursor/) },
+      { status: 400, what: 'a cursor past the ids a webhook can have', request: () => ({ path: `/webhooks?cursor=${Buffer.from('webhooks:2147483648').toString('base64url')}` }), shows: errorMatching(/cursor/) },
     ],
   },
   'GET /webhooks/{id}': {
@@ -338,6 +339,7 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
     cases: [
       { status: 200, what: 'a delivery with its attempts', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/${s.deliveries.failed}` }), shows: (body) => expect(body.data.attemptLog).toHaveLength(1) },
       { status: 400, what: 'a delivery id that is not a number', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/abc` }) },
+      { status: 400, what: 'a delivery id past the bigint range', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/9999999999999999999` }), shows: errorMatching(/out of range/) },
       { status: 404, what: 'an unknown delivery', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/999999999` }) },
     ],
   },

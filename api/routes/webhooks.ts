@@ -16,15 +16,23 @@ import { AttemptSchema, DeliverySchema, WebhookSchema, WebhookWithSecretSchema, 
 
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 const MAX_PATTERNS = 50;
+const MAX_SERIAL_ID = 2_147_483_647;
+const MAX_BIGINT_ID = 9_223_372_036_854_775_807n;
 
-const SIGNING = [
-  'Deliveries are signed as the Standard Webhooks specification defines: headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures for 24 h after a rotation).',
-  'Verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` npm package.',
+/** How a receiver checks a delivery; the Webhooks tag's description in the OpenAPI document. */
+export const WEBHOOK_SIGNING = [
+  'Deliveries are signed as the Standard Webhooks specification defines: headers `webhook-id` (the event id, `test_<delivery id>` for a ping; the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures for 24 h after a rotation).',
+  'Verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` npm package, or by hand: compute the signature over the raw body as received, compare it in constant time with each `v1,` entry of the header, and refuse a timestamp more than 5 minutes from your clock (replays).',
   'Retries: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), honouring Retry-After on 429/502/504; any 2xx is success, redirects are failures; 410 disables the webhook. Delivery is at least once and not in order: deduplicate by webhook-id.',
 ].join('\n\n');
 
-const id = z.coerce.number().int().min(1).max(2_147_483_647).openapi({ param: { name: 'id', in: 'path' }, example: 7 });
-const deliveryId = z.string().regex(/^\d{1,19}$/, 'deliveryId must be a number').openapi({ param: { name: 'deliveryId', in: 'path' }, example: '1042' });
+const id = z.coerce.number().int().min(1).max(MAX_SERIAL_ID).openapi({ param: { name: 'id', in: 'path' }, example: 7 });
+const deliveryId = z
+  .string()
+  .regex(/^\d{1,19}$/, 'deliveryId must be a number')
+  // Nineteen digits can still exceed a bigint, which the database would refuse with a 500.
+  .refine((v) => !/^\d+$/.test(v) || BigInt(v) <= MAX_BIGINT_ID, 'deliveryId is out of range')
+  .openapi({ param: { name: 'deliveryId', in: 'path' }, example: '1042' });
 
 const patternsField = z.array(z.string().max(100)).min(1).max(MAX_PATTERNS).openapi({
   description: 'Event types to receive; a trailing * takes a family (vehicle.geofence.*), * alone takes every type',
@@ -59,7 +67,7 @@ const pageQuery = {
 
 const routes = {
   create: createRoute({
-    method: 'post', path: '/webhooks', tags: ['Webhooks'], summary: 'Register a webhook', description: SIGNING,
+    method: 'post', path: '/webhooks', tags: ['Webhooks'], summary: 'Register a webhook', description: WEBHOOK_SIGNING,
     middleware: [requirePermission('webhooks:write')] as const,
     request: { body: { content: json(CreateBody), required: true } },
     responses: {
@@ -69,6 +77,7 @@ const routes = {
   }),
   list: createRoute({
     method: 'get', path: '/webhooks', tags: ['Webhooks'], summary: 'The webhooks of the key\'s user and mode, oldest first',
+    description: 'A key sees the webhooks its own user registered in its mode (live or test), not those of other users of the account: a webhook receives what its owner can read.',
     middleware: [requirePermission('webhooks:read')] as const,
     request: { query: z.object(pageQuery) },
     responses: { 200: { description: 'A page of webhooks', content: json(listPage(WebhookSchema, 'WebhookPage')) }, ...errorResponses([400, 'Invalid limit or cursor']) },
@@ -139,19 +148,23 @@ const routes = {
     request: { params: z.object({ id, deliveryId }) },
     responses: {
       202: { description: 'The delivery, queued', content: json(envelopeSchema(DeliverySchema, 'WebhookRetryQueued')) },
-      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook or delivery'], [409, 'The delivery already succeeded']),
+      ...errorResponses([400, 'Invalid id'], [404, 'No such webhook or delivery'], [409, 'The delivery already succeeded, or the webhook is disabled']),
     },
   }),
 };
 
+/** The patterns as stored: trimmed, blanks and repeats dropped, each one known. */
 function checkedPatterns(patterns: string[]): string[] {
+  const names = [...new Set(patterns.map((p) => p.trim()).filter(Boolean))];
+  // A blank name would be stored as a pattern that matches nothing: a webhook that never fires.
+  if (names.length === 0) throw new ApiError(400, 'events must name at least one event type or family, e.g. "vehicle.geofence.*"');
   try {
-    parseEventTypePatterns(patterns);
+    parseEventTypePatterns(names);
   } catch (error) {
     if (error instanceof EventTypePatternError) throw new ApiError(400, `events: ${error.message}`);
     throw error;
   }
-  return [...new Set(patterns.map((p) => p.trim()))];
+  return names;
 }
 
 export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
@@ -182,7 +195,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
 
   app.openapi(routes.list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    const after = cursor === undefined ? 0 : Number(decodeIdCursor('webhooks', cursor));
+    const after = cursor === undefined ? 0 : Number(decodeIdCursor('webhooks', cursor, BigInt(MAX_SERIAL_ID)));
     const rows = await webhookPage(db, c.get('principal').scope, after, limit);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
@@ -254,6 +267,8 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const webhook = await owned(c.get('principal').scope, params.id);
     const existing = await findDelivery(db, webhook.id, params.deliveryId);
     if (!existing) throw new ApiError(404, `Delivery not found: ${params.deliveryId}`);
+    // The workers skip a disabled webhook's deliveries: a 202 would promise an attempt that does not come.
+    if (!webhook.enabled) throw new ApiError(409, `Webhook ${webhook.id} is disabled; enable it first (PATCH {"enabled": true})`);
     const delivery = await retryDelivery(db, webhook.id, params.deliveryId);
     if (!delivery) throw new ApiError(409, `Delivery ${params.deliveryId} already succeeded`);
     await webhookDispatch?.deliverSoon([String(delivery.id)]);
