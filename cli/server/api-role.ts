@@ -46,14 +46,21 @@ export async function startApiRole(
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
-  const port = await listenAndStayUp(server, {
-    host: config.host,
-    port: config.port,
-    name: 'HTTP API',
-    portVariable: 'PORT',
-    maxConnections: config.httpMaxConnections,
-    log,
-  });
+  let port: number;
+  try {
+    port = await listenAndStayUp(server, {
+      host: config.host,
+      port: config.port,
+      name: 'HTTP API',
+      portVariable: 'PORT',
+      maxConnections: config.httpMaxConnections,
+      log,
+    });
+  } catch (error) {
+    // Its LISTEN connection would otherwise keep the process from exiting.
+    await eventFeed.close();
+    throw error;
+  }
   return {
     url: localBaseUrl({ ...config, port }),
     port,

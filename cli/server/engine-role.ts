@@ -26,16 +26,22 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
     onTimeToleranceMinutes: config.onTimeToleranceMinutes,
   });
-  const webhooks = await startWebhookDelivery(deps.database, deps.queues, log, {
-    timeoutMs: config.webhooks.timeoutMs,
-    allowPrivate: config.webhooks.allowPrivate,
-    concurrency: config.webhooks.concurrency,
-    perWebhookInFlight: 16,
-    maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
-    // Polled as well as woken by NOTIFY: measured, the poll keeps the p99 from commit to receiver under a second.
-    fanOutPollMs: 100,
-    sweepMs: 30_000,
-  });
+  let webhooks;
+  try {
+    webhooks = await startWebhookDelivery(deps.database, deps.queues, log, {
+      timeoutMs: config.webhooks.timeoutMs,
+      allowPrivate: config.webhooks.allowPrivate,
+      concurrency: config.webhooks.concurrency,
+      perWebhookInFlight: 16,
+      maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
+      // Polled as well as woken by NOTIFY: measured, the poll keeps the p99 from commit to receiver under a second.
+      fanOutPollMs: 100,
+      sweepMs: 30_000,
+    });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
   return {
     async stop() {
       await webhooks.close();
