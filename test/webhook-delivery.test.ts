@@ -10,16 +10,19 @@ import { silentLogger } from '../runtime/logger.ts';
 import { enqueueDeliveries, startWebhookDelivery, WEBHOOKS_QUEUE, type RunningWebhookDelivery, type WebhookDeliverySettings } from '../engine/webhooks/start-webhook-delivery.ts';
 import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
+import { pruneEngineHistory } from '../engine/workers/prune-history.ts';
 import { testQueues } from './support/engine-harness.ts';
 import { fixtures } from './support/fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Webhook delivery end to end: events appended to the log, fan-out, the queue (BullMQ with REDIS_URL),
 // and real HTTP receivers on 127.0.0.1 that check every request with the published Standard Webhooks
-// library. Retries wait 200 ms instead of the schedule's 5 s, 5 min, ...
+// library. Retries wait 200 ms instead of the schedule's 5 s, 5 min, ... The timeout is 2 s, not less:
+// the embedded database shares this event loop, and on a loaded machine it has held a prompt answer
+// past a 1 s timeout.
 
 const SETTINGS: WebhookDeliverySettings = {
-  timeoutMs: 1_000, allowPrivate: true, concurrency: 8, perWebhookInFlight: 2, maxConsecutiveFailures: 3,
+  timeoutMs: 2_000, allowPrivate: true, concurrency: 8, perWebhookInFlight: 2, maxConsecutiveFailures: 3,
   retryDelaysMs: [200, 200, 200, 200], fanOutPollMs: 50, sweepMs: 500,
 };
 
@@ -143,7 +146,7 @@ describe('webhook delivery', () => {
   it('counts a timeout and a redirect as failures, never following the redirect', async () => {
     const elsewhere = await receiver((_, __, res) => res.writeHead(200).end(), () => [hook.secret]);
     const r = await receiver((n, _, res) => {
-      if (n === 1) return; // never answers: the 1 s timeout
+      if (n === 1) return; // never answers: the 2 s timeout
       if (n === 2) return res.writeHead(302, { location: elsewhere.url }).end();
       res.writeHead(200).end();
     }, () => [hook.secret]);
@@ -368,5 +371,29 @@ describe('webhook delivery', () => {
     } finally {
       await r.close();
     }
+  });
+});
+
+describe('webhook delivery retention', () => {
+  it('prunes finished deliveries and their attempts past the retention, never pending ones', async () => {
+    const DAY = 86_400_000;
+    const hook = await webhook('http://127.0.0.1:1/retired', ['webhook.test']);
+    // Disabled, so the pending row below stays put instead of being sent.
+    await database.db.updateTable('webhooks').set({ enabled: false }).where('id', '=', hook.id).execute();
+    const rows = await database.db
+      .insertInto('webhook_deliveries')
+      .values((['succeeded', 'failed', 'pending', 'succeeded'] as const).map((status) => ({ webhook_id: hook.id, event_type: 'webhook.test', payload: '{}', status, next_attempt_at: null })))
+      .returning('id')
+      .execute();
+    const ids = rows.map((r) => r.id);
+    await database.db.insertInto('webhook_delivery_attempts').values(ids.map((id) => ({ delivery_id: id, attempt: 1, attempted_at: new Date(), status_code: 200, error: null, duration_ms: 5 }))).execute();
+    // The first three are 31 days old; the last is new.
+    await database.db.updateTable('webhook_deliveries').set({ created_at: new Date(Date.now() - 31 * DAY) } as never).where('id', 'in', ids.slice(0, 3)).execute();
+    const pruned = await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: DAY, webhookDeliveriesMs: 30 * DAY });
+    expect(pruned.webhookDeliveries).toBe(2);
+    const left = await database.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('webhook_id', '=', hook.id).orderBy('id').execute();
+    expect(left).toEqual([{ id: ids[2], status: 'pending' }, { id: ids[3], status: 'succeeded' }]);
+    const attempts = await database.db.selectFrom('webhook_delivery_attempts').select('delivery_id').where('delivery_id', 'in', ids).orderBy('delivery_id').execute();
+    expect(attempts.map((a) => Number(a.delivery_id))).toEqual([ids[2], ids[3]].map(Number));
   });
 });
