@@ -1,12 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { checkGeofenceShape, type GeofenceShape } from './geofence-shape.ts';
 import { circlePolygon, geometryFromGeoJson, point } from './postgis.ts';
 import { TravelStatus, type Geofence } from './schema.ts';
 
-export type GeofenceShape =
-  | { kind: 'polygon'; geometry: { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown } }
-  | { kind: 'circle'; lat: number; lng: number; radiusMeters: number };
+export type { GeofenceShape } from './geofence-shape.ts';
 
 export interface NewGeofence {
   accountId: number;
@@ -14,27 +13,26 @@ export interface NewGeofence {
   shape: GeofenceShape;
 }
 
-/** The largest circle the API accepts: larger is almost always a unit mistake (km for m). */
-export const MAX_CIRCLE_RADIUS_M = 100_000;
-
-function validateShape(shape: GeofenceShape): void {
-  if (shape.kind === 'circle') {
-    const { lat, lng, radiusMeters } = shape;
-    if (!(Math.abs(lat) <= 90)) throw new DomainError('invalid', `center.lat must be between -90 and 90, got ${lat}`);
-    if (!(Math.abs(lng) <= 180)) throw new DomainError('invalid', `center.lng must be between -180 and 180, got ${lng}`);
-    if (!(radiusMeters > 0 && radiusMeters <= MAX_CIRCLE_RADIUS_M)) {
-      throw new DomainError('invalid', `radiusMeters must be more than 0 and at most ${MAX_CIRCLE_RADIUS_M} (100 km), got ${radiusMeters}`);
-    }
-  }
+// PostGIS gives a reason with the place in brackets, x (lng) first: "Self-intersection[-98.95 19.05]".
+function readableReason(reason: string): string {
+  const at = /^(.*)\[(\S+) (\S+)\]$/.exec(reason);
+  return at ? `${at[1]} near lng ${at[2]}, lat ${at[3]}` : reason;
 }
 
-/** Checks a geometry with PostGIS itself, so what we accept is exactly what the column accepts. */
+/**
+ * Checks a polygon with PostGIS itself, so what we accept is exactly what the column accepts. It must
+ * also span at most 180° of longitude: coordinates are read on a flat lng/lat plane, so a ring drawn
+ * across the antimeridian would enclose the rest of the world instead of the few metres meant, and a
+ * MultiPolygon split there would get a centroid, a radius and a bounding box (the engine's) as wide as
+ * the world.
+ */
 async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<void> {
-  let row: { type: string; valid: boolean; reason: string; lat_ok: boolean } | undefined;
+  type Check = { type: string; valid: boolean; reason: string; lng_span: number };
+  let row: Check | undefined;
   try {
-    ({ rows: [row] } = await sql<{ type: string; valid: boolean; reason: string; lat_ok: boolean }>`
+    ({ rows: [row] } = await sql<Check>`
       SELECT GeometryType(g) AS type, ST_IsValid(g) AS valid, ST_IsValidReason(g) AS reason,
-        ST_YMin(g) >= -90 AND ST_YMax(g) <= 90 AND ST_XMin(g) >= -180 AND ST_XMax(g) <= 180 AS lat_ok
+        ST_XMax(g) - ST_XMin(g) AS lng_span
       FROM (SELECT ${geometry} AS g) s
     `.execute(db));
   } catch (error) {
@@ -43,8 +41,13 @@ async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<voi
   if (!row || (row.type !== 'POLYGON' && row.type !== 'MULTIPOLYGON')) {
     throw new DomainError('invalid', `geometry must be a Polygon or MultiPolygon, got ${row?.type ?? 'nothing'}`);
   }
-  if (!row.lat_ok) throw new DomainError('invalid', 'geometry has a coordinate outside longitude -180..180 / latitude -90..90 (GeoJSON is [lng, lat])');
-  if (!row.valid) throw new DomainError('invalid', `geometry is not valid: ${row.reason}`);
+  if (!row.valid) throw new DomainError('invalid', `geometry is not valid: ${readableReason(row.reason)}`);
+  if (row.lng_span > 180) {
+    throw new DomainError(
+      'invalid',
+      `the polygon spans ${Math.round(row.lng_span * 10) / 10}° of longitude: one across the antimeridian (±180°) is not supported; make it two geofences, one each side`,
+    );
+  }
 }
 
 function checkedName(raw: string): string {
@@ -65,7 +68,7 @@ function checkedDwell(name: string, seconds: number | undefined): number | undef
  * vertex), and the vertex list (the outer ring of the largest part, without the closing repeat).
  */
 async function shapeColumns(db: Db, shape: GeofenceShape): Promise<RawBuilder<unknown>> {
-  validateShape(shape);
+  checkGeofenceShape(shape);
   const geometry = shape.kind === 'circle' ? circlePolygon(shape.lat, shape.lng, shape.radiusMeters) : geometryFromGeoJson(shape.geometry);
   if (shape.kind === 'polygon') await checkGeometry(db, geometry);
   const center = shape.kind === 'circle' ? point(shape.lat, shape.lng) : sql`ST_Centroid(shape.geom)`;

@@ -2,8 +2,9 @@ import { sql, type RawBuilder } from 'kysely';
 
 /** PostGIS expressions, in one place. Coordinates are WGS 84 (SRID 4326), longitude first as PostGIS expects. */
 
+/** GeoJSON positions may carry an altitude; it is dropped, as a geofence is a 2-D area (and the column 2-D). */
 export function geometryFromGeoJson(geometry: unknown): RawBuilder<unknown> {
-  return sql`ST_SetSRID(ST_GeomFromGeoJSON(${JSON.stringify(geometry)}), 4326)`;
+  return sql`ST_SetSRID(ST_Force2D(ST_GeomFromGeoJSON(${JSON.stringify(geometry)})), 4326)`;
 }
 
 export function point(lat: number, lng: number): RawBuilder<unknown> {

@@ -287,13 +287,17 @@ describe('fleet geofence import', () => {
       properties: { name: 'Bow Tie' },
       geometry: { type: 'Polygon', coordinates: [[[-99, 19], [-98.9, 19.1], [-98.9, 19], [-99, 19.1], [-99, 19]]] },
     };
+    // The API's limit: a circle over 100 km is almost always kilometres given as metres.
+    const wide = { type: 'Feature', properties: { name: 'Wide', radius: 150_000 }, geometry: { type: 'Point', coordinates: [-99.1, 19.42] } };
     const usage = 'fleet geofence import --account ID FILE.geojson [--json]';
-    const [lineFile, bowTieFile] = await Promise.all([
+    const [lineFile, bowTieFile, wideFile] = await Promise.all([
       fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, line))]),
       fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, circle, bowTie))]),
+      fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, wide))]),
     ]);
     expectUsageError(lineFile, 'feature 2 (Highway) is a LineString', usage);
-    expectOneLineError(bowTieFile, /fleet geofence: Bow Tie: geometry is not valid/);
+    expectOneLineError(bowTieFile, /fleet geofence: Bow Tie: geometry is not valid: Self-intersection near lng /);
+    expectOneLineError(wideFile, 'fleet geofence: Wide: radiusMeters must be more than 0 and at most 100000 (100 km), got 150000');
     expect(await countGeofences(account.id)).toBe(0);
 
     const imported = json(await fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, multi, circle)), '--json']));

@@ -1,15 +1,17 @@
 import { z } from '@hono/zod-openapi';
-import { kinks, polygon as turfPolygon } from '@turf/turf';
+import { area, kinks, polygon as turfPolygon } from '@turf/turf';
 import type { GeofenceShape } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
 
 const LatLng = z.object({ lat: z.number().openapi({ example: 19.4326 }), lng: z.number().openapi({ example: -99.1332 }) }).openapi('LatLng');
+const NAME_LENGTH = 'name must be 1 to 200 characters';
 const dwell = (what: string) => z.number().int().min(0).max(86_400).optional().openapi({ description: `${what}, 0 to 86400 (0: at once; the default)` });
 
 /** One flat body for all three forms, so a mistake gets a message about the field, not about a union. */
 export const GeofenceBody = z
   .object({
-    name: z.string().max(200).openapi({ example: 'Depot North' }),
+    // Trimmed first, as the database layer does, so the limits apply to what is stored.
+    name: z.string().trim().min(1, NAME_LENGTH).max(200, NAME_LENGTH).openapi({ description: 'Unique in the account, exact and case-sensitive (travels name it)', example: 'Depot North' }),
     type: z.enum(['circle', 'polygon']).optional().openapi({ description: 'circle (center, radiusMeters) or polygon (vertices); omit when giving geometry' }),
     center: LatLng.optional(),
     radiusMeters: z.number().optional().openapi({ description: 'Circle radius, more than 0 and at most 100000', example: 250 }),
@@ -27,20 +29,30 @@ export const GeofencePatchBody = GeofenceBody.partial().openapi('GeofenceUpdate'
 
 type Body = z.infer<typeof GeofencePatchBody>;
 
-function polygonFromVertices(vertices: Array<{ lat: number; lng: number }>): GeofenceShape {
+type LatLng = { lat: number; lng: number };
+const same = (a: LatLng, b: LatLng) => a.lat === b.lat && a.lng === b.lng;
+
+function polygonFromVertices(vertices: LatLng[]): GeofenceShape {
   vertices.forEach((v, i) => {
     if (!(Math.abs(v.lat) <= 90)) throw new ApiError(400, `vertices.${i}.lat must be between -90 and 90, got ${v.lat}`);
     if (!(Math.abs(v.lng) <= 180)) throw new ApiError(400, `vertices.${i}.lng must be between -180 and 180, got ${v.lng}`);
   });
-  const open = vertices.length > 1 && vertices[0]!.lat === vertices[vertices.length - 1]!.lat && vertices[0]!.lng === vertices[vertices.length - 1]!.lng ? vertices.slice(0, -1) : vertices;
-  const distinct = new Set(open.map((v) => `${v.lat},${v.lng}`)).size;
+  // A vertex repeating the one before adds no corner (the closing repeat is one such): dropped, so a ring
+  // given closed or open, or with a double click in it, is the same polygon.
+  const corners: LatLng[] = [];
+  for (const v of vertices) if (corners.length === 0 || !same(corners[corners.length - 1]!, v)) corners.push(v);
+  while (corners.length > 1 && same(corners[0]!, corners[corners.length - 1]!)) corners.pop();
+  const distinct = new Set(corners.map((v) => `${v.lat},${v.lng}`)).size;
   if (distinct < 3) throw new ApiError(400, `a polygon needs at least 3 distinct vertices, got ${distinct}`);
-  const ring = [...open, open[0]!].map((v) => [v.lng, v.lat]);
-  const crossings = kinks(turfPolygon([ring])).features;
+  const ring = [...corners, corners[0]!].map((v) => [v.lng, v.lat]);
+  const polygon = turfPolygon([ring]);
+  const crossings = kinks(polygon).features;
   if (crossings.length > 0) {
     const [lng, lat] = crossings[0]!.geometry.coordinates;
     throw new ApiError(400, `the polygon's edges cross themselves near lat ${lat!.toFixed(6)}, lng ${lng!.toFixed(6)}; list the vertices in order around the area`);
   }
+  // After the crossing check: a bow tie's two lobes can cancel out to no area.
+  if (area(polygon) < 1) throw new ApiError(400, 'the polygon encloses less than 1 m²: its vertices lie on one line or almost on one point');
   return { kind: 'polygon', geometry: { type: 'Polygon', coordinates: [ring] } };
 }
 
