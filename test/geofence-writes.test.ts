@@ -77,6 +77,20 @@ describe('geofence writes', () => {
     expect(withAltitude.vertices).toEqual(multi.vertices);
   });
 
+  it('accepts every request example the OpenAPI document gives', async () => {
+    const doc = (await t.json('/api/v1/openapi.json')).body;
+    const examples = (method: 'post' | 'patch', path: string) => Object.values(doc.paths[path][method].requestBody.content['application/json'].examples) as Array<{ value: unknown }>;
+    const own = (await t.fixtures.tenant()).key; // the examples' names, away from the other tests'
+    const made = [];
+    for (const { value } of examples('post', '/geofences')) {
+      const res = await post(value, own);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      made.push(res.body.data.id);
+    }
+    expect(made).toHaveLength(3);
+    for (const { value } of examples('patch', '/geofences/{id}')) expect((await patch(made[0], value, own)).status, JSON.stringify(value)).toBe(200);
+  });
+
   it.each([
     ['2 distinct vertices', { name: 'A', type: 'polygon', vertices: square.slice(0, 2) }, /at least 3 distinct vertices, got 2/],
     ['3 vertices, 2 distinct', { name: 'A', type: 'polygon', vertices: [square[0], square[1], square[0], square[1]] }, /at least 3 distinct vertices, got 2/],

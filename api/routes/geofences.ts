@@ -23,8 +23,29 @@ const listGeofences = createRoute({
 
 const id = z.coerce.number().int().min(1).max(2_147_483_647).openapi({ param: { name: 'id', in: 'path' }, example: 12 });
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
-const SHAPES =
-  'A circle `{"name", "type": "circle", "center": {"lat", "lng"}, "radiusMeters"}` (at most 100 km), a polygon `{"name", "type": "polygon", "vertices": [{"lat", "lng"}, ...]}` (at least 3 distinct vertices, closed for you, edges not crossing), or a GeoJSON `{"name", "geometry": {Polygon or MultiPolygon}}`. The engine uses it for fixes that arrive a second later.';
+const jsonWithExamples = <T extends z.ZodType>(schema: T, examples: Record<string, { summary: string; value: unknown }>) => ({ 'application/json': { schema, examples } });
+
+const CREATE_EXAMPLES = {
+  circle: { summary: 'A circle of 250 m', value: { name: 'Depot North', type: 'circle', center: { lat: 19.4326, lng: -99.1332 }, radiusMeters: 250, enterDwellSeconds: 30 } },
+  polygon: {
+    summary: 'A polygon (closed for you)',
+    value: { name: 'Yard', type: 'polygon', vertices: [{ lat: 19.4, lng: -99.1 }, { lat: 19.4, lng: -99.09 }, { lat: 19.41, lng: -99.09 }, { lat: 19.41, lng: -99.1 }] },
+  },
+  geojson: {
+    summary: 'A GeoJSON MultiPolygon ([lng, lat], rings closed)',
+    value: { name: 'Two lots', geometry: { type: 'MultiPolygon', coordinates: [[[[-99.2, 19.2], [-99.1, 19.2], [-99.1, 19.3], [-99.2, 19.2]]], [[[-99.0, 19.0], [-98.99, 19.0], [-98.99, 19.01], [-99.0, 19.0]]]] } },
+  },
+};
+const PATCH_EXAMPLES = {
+  rename: { summary: 'A new name only', value: { name: 'Depot North (old)' } },
+  dwell: { summary: 'Debounce exits by 2 minutes', value: { exitDwellSeconds: 120 } },
+  reshape: { summary: 'A new shape, replacing the old one whole', value: { type: 'circle', center: { lat: 19.44, lng: -99.14 }, radiusMeters: 400 } },
+};
+const SHAPES = [
+  'A circle `{"name", "type": "circle", "center": {"lat", "lng"}, "radiusMeters"}` (more than 0, at most 100 km), a polygon `{"name", "type": "polygon", "vertices": [{"lat", "lng"}, ...]}` (at least 3 distinct vertices in order around the area, edges not crossing; closed for you, a repeated vertex dropped), or a GeoJSON `{"name", "geometry": {Polygon or MultiPolygon}}` ([lng, lat] positions, closed rings, valid to PostGIS), never both `type` and `geometry`.',
+  'Latitudes -90..90, longitudes -180..180; a polygon may not cross the antimeridian (±180°). Names are trimmed, 1 to 200 characters, unique in the account and case-sensitive (travels name them).',
+  '`enterDwellSeconds` / `exitDwellSeconds` (0 to 86400, default 0): how long a vehicle must stay inside (outside) before its enter (exit) counts. The engine uses a created or changed geofence for fixes that arrive a second later.',
+].join('\n\n');
 
 const createGeofence = createRoute({
   method: 'post',
@@ -33,7 +54,7 @@ const createGeofence = createRoute({
   summary: 'Create a circular or polygonal geofence',
   description: SHAPES,
   middleware: [requirePermission('geofences:write')] as const,
-  request: { body: { content: json(GeofenceBody), required: true } },
+  request: { body: { content: jsonWithExamples(GeofenceBody, CREATE_EXAMPLES), required: true } },
   responses: {
     201: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceCreated')) },
     ...errorResponses(
@@ -63,9 +84,9 @@ const patchGeofence = createRoute({
   path: '/geofences/{id}',
   tags: ['Geofences'],
   summary: 'Rename, reshape or change the dwell times of a geofence',
-  description: `Only the fields given change; a shape replaces the old one whole. ${SHAPES}`,
+  description: `Only the fields given change (an empty body changes nothing); a shape replaces the old one whole. The travels that already name the geofence keep the name they were given.\n\n${SHAPES}`,
   middleware: [requirePermission('geofences:write')] as const,
-  request: { params: z.object({ id }), body: { content: json(GeofencePatchBody), required: true } },
+  request: { params: z.object({ id }), body: { content: jsonWithExamples(GeofencePatchBody, PATCH_EXAMPLES), required: true } },
   responses: {
     200: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceUpdated')) },
     ...errorResponses([400, 'Invalid shape or field'], [404, 'No such geofence in the account'], [409, 'Another geofence has this name'], [413, 'Body too large'], [415, 'Not JSON']),
@@ -77,12 +98,15 @@ const deleteRoute = createRoute({
   path: '/geofences/{id}',
   tags: ['Geofences'],
   summary: 'Delete a geofence with its crossings and visits',
-  description: 'Refused (409) while a Scheduled or In progress travel has a pending waypoint there; travels that passed it keep its name.',
+  description: [
+    'Answers 200 with `{"id", "deleted": true}`. The geofence\'s recorded crossings and visits go with it (the geofence report no longer shows them); the event log keeps the events already logged. A vehicle inside it at the time gets no exit event.',
+    'Refused (409, naming the travels) while a Scheduled or In progress travel still has a pending waypoint there: that waypoint could never be reached; cancel the travel first. Waypoints already completed, and the waypoints of finished or cancelled travels, keep the geofence\'s name.',
+  ].join('\n\n'),
   middleware: [requirePermission('geofences:write')] as const,
   request: { params: z.object({ id }) },
   responses: {
-    200: { description: 'Deleted', content: json(envelopeSchema(z.object({ id: z.number().int(), deleted: z.literal(true) }), 'GeofenceDeleted')) },
-    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account'], [409, 'An active travel still goes there']),
+    200: { description: 'Deleted', content: json(envelopeSchema(z.object({ id: z.number().int().openapi({ example: 12 }), deleted: z.literal(true) }), 'GeofenceDeleted')) },
+    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account'], [409, 'A pending waypoint of a Scheduled or In progress travel']),
   },
 });
 

@@ -16,7 +16,13 @@ export const GeofenceSchema = z
     enterDwellSeconds: z.number().int().openapi({ description: 'How long a vehicle must stay inside before its enter counts (0: at once)' }),
     exitDwellSeconds: z.number().int().openapi({ description: 'How long a vehicle must stay outside before its exit counts (0: at once)' }),
   })
-  .openapi('Geofence');
+  .openapi('Geofence', {
+    example: {
+      id: 12, name: 'Yard', centerLat: 19.405, centerLng: -99.095, radiusMeters: 766.4, vertexCount: 4,
+      vertices: [{ lat: 19.4, lng: -99.1 }, { lat: 19.4, lng: -99.09 }, { lat: 19.41, lng: -99.09 }, { lat: 19.41, lng: -99.1 }],
+      type: 'polygon', enterDwellSeconds: 0, exitDwellSeconds: 120,
+    },
+  });
 
 export function geofenceView(g: Geofence): z.infer<typeof GeofenceSchema> {
   return {
