@@ -3,6 +3,8 @@ import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { visibleDeviceByName } from './devices.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
+
+const FOREIGN_KEY_VIOLATION = '23503';
 import { appendEvents } from './event-log.ts';
 import { geofencesByName } from './geofences.ts';
 import { travelCancelledEvent } from './travel-events.ts';
@@ -91,6 +93,8 @@ export async function createTravel(db: Db, scope: AccessScope, input: NewTravel)
     return created;
   } catch (error) {
     if (isUniqueViolation(error, 'travels_one_active_idx')) throw new DomainError('invalid', 'Active travel exists');
+    // A geofence deleted between the name lookup and the waypoint insert: as if it had never been there.
+    if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new DomainError('invalid', 'Geofence not found');
     throw error;
   }
 }
