@@ -5,9 +5,9 @@ import { visibleDevicesByImei } from '../../db/devices.ts';
 import type { EventFilter } from '../../db/event-log.ts';
 import { EventTypePatternError, parseEventTypePatterns } from '../../engine/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';
+import { commaList } from '../query/comma-list.ts';
 import { parseIsoLocal } from '../time/zoned-time.ts';
 
-const MAX_LIST_ITEMS = 500;
 
 /** The filters `GET /events` and its stream share. */
 export const eventFilterQuery = {
@@ -36,13 +36,6 @@ function parseBound(text: string, name: string, timeZone: string, endOfDay: bool
   return local.instant;
 }
 
-function commaList(raw: string | undefined, name: string): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const items = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (items.length === 0) throw new ApiError(400, `${name} must list at least one value when given`);
-  if (items.length > MAX_LIST_ITEMS) throw new ApiError(400, `${name} may list at most ${MAX_LIST_ITEMS} values`);
-  return items;
-}
 
 /** Reads the shared filters; an unknown type is 400, an unknown or invisible device 404, as the report does. */
 export async function parseEventFilter(

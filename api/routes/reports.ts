@@ -3,6 +3,7 @@ import { visibleDevicesByImei } from '../../db/devices.ts';
 import { crossingEvents, crossingSummary, visitsOverlapping, type ActivityFilter } from '../../db/geofence-activity.ts';
 import { geofencesById } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
+import { commaList } from '../query/comma-list.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
@@ -12,7 +13,6 @@ import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration, type ReportSecti
 
 const BOTH_REQUIRED = 'Both from and to are required (ISO date or date-time, e.g. 2024-05-01 or 2024-05-01T08:30)';
 const MAX_RANGE_DAYS = 366;
-const MAX_LIST_ITEMS = 500;
 
 const bound = (description: string, example: string) =>
   z.string({ error: BOTH_REQUIRED }).openapi({ description, example });
@@ -40,13 +40,6 @@ const report = createRoute({
   },
 });
 
-function commaList(raw: string | undefined, name: string): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const items = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (items.length === 0) throw new ApiError(400, `${name} must list at least one value when given`);
-  if (items.length > MAX_LIST_ITEMS) throw new ApiError(400, `${name} may list at most ${MAX_LIST_ITEMS} values`);
-  return items;
-}
 
 function sections(raw: string | undefined): ReportSection[] {
   const requested = commaList(raw, 'include') ?? [...REPORT_SECTIONS];
