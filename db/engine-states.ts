@@ -65,17 +65,28 @@ export interface NewFix {
   speedKmh: number | null;
   heading: number | null;
   ignition: boolean | null;
-  /** The alarm the tracker raised with this fix (`sos`, `powerCut`, ...), if any. */
+  /** The alarm the tracker raised with this fix (`sos`, `powerCut`, `hardBraking`, ...), if any. */
   alarm: string | null;
+  /** The tracker's total odometer at this fix, in km (decoders report metres); null if it sends none. */
+  odometerKm: number | null;
+  /** The driver key (iButton, RFID, card) read with this fix, if any. */
+  driverIdentifier: string | null;
 }
 
 /** Each device's fixes after its cursor, oldest first, at most `perDevice` of them. */
 export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<NewFix[]> {
-  const { rows } = await sql<{ device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; ignition: boolean | null; alarm: string | null }>`
-    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm
+  const { rows } = await sql<{
+    device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; ignition: boolean | null;
+    alarm: string | null; odometer_m: number | null; driver: string | null;
+  }>`
+    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm, p.odometer_m, p.driver
     FROM device_engine_states s
     CROSS JOIN LATERAL (
-      SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm FROM positions
+      SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm,
+        -- jsonb_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
+        CASE WHEN jsonb_typeof(attributes->'odometer') = 'number' THEN (attributes->>'odometer')::float8 END AS odometer_m,
+        coalesce(attributes->>'driverUniqueId', attributes->>'driverLicense') AS driver
+      FROM positions
       WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
       ORDER BY fix_time
       LIMIT ${perDevice}
@@ -85,6 +96,7 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
   `.execute(trx);
   return rows.map((r) => ({
     deviceId: r.device_id, fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, ignition: r.ignition, alarm: r.alarm,
+    odometerKm: r.odometer_m === null ? null : r.odometer_m / 1000, driverIdentifier: r.driver,
   }));
 }
 

@@ -7,6 +7,7 @@ import * as engineHardening from './migrations/0005-engine-hardening.ts';
 import * as eventLog from './migrations/0006-event-log.ts';
 import * as webhooks from './migrations/0007-webhooks.ts';
 import * as eventProducers from './migrations/0008-event-producers.ts';
+import * as fleetData from './migrations/0009-fleet-data.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-event-log': eventLog,
   '0007-webhooks': webhooks,
   '0008-event-producers': eventProducers,
+  '0009-fleet-data': fleetData,
 };
 
 function migrator(db: Kysely<any>): Migrator {

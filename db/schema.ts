@@ -56,6 +56,9 @@ export interface DevicesTable {
   mode: DeviceMode;
   /** This vehicle's speed limit; null: the account's. */
   speed_limit_kmh: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The last driver identifier this vehicle reported that matched no registered driver. */
+  unknown_driver_identifier: ColumnType<string | null, string | null | undefined, string | null>;
+  unknown_driver_seen_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;
 }
 
@@ -189,6 +192,8 @@ export interface DeviceEngineStatesTable {
   ignition: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
   /** In a speeding stretch: over the limit, not yet back under it minus the hysteresis. */
   overspeed: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The trip segmenter's state (engine/trips/trip-segmenter.ts); null before the first fix. */
+  segment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** A crossing waiting out its geofence's dwell time, as the engine stores it. */
@@ -326,7 +331,70 @@ export interface DeviceConnectionsTable {
   connected_at: Timestamp;
 }
 
+export interface DriversTable {
+  id: Generated<number>;
+  account_id: number;
+  mode: DeviceMode;
+  name: string;
+  /** iButton / RFID / card number, as the trackers report it (Teltonika iButton: 16 hex digits). */
+  identifier: string;
+  phone: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type DriverAssignmentSource = 'telemetry' | 'manual';
+
+/** Who drove which vehicle from when to when; `until` null: the current assignment. */
+export interface DriverAssignmentsTable {
+  id: ColumnType<number, never, never>;
+  driver_id: number;
+  device_id: number;
+  since: Timestamp;
+  until: Timestamp | null;
+  source: DriverAssignmentSource;
+}
+
+/** A trip as the engine segmented it; `end_time` null while in progress. */
+export interface TripsTable {
+  id: ColumnType<number, never, never>;
+  device_id: number;
+  start_time: Timestamp;
+  end_time: Timestamp | null;
+  last_fix_time: Timestamp;
+  start_lat: number;
+  start_lng: number;
+  end_lat: number;
+  end_lng: number;
+  start_geofence: string | null;
+  end_geofence: string | null;
+  distance_m: number;
+  driving_s: number;
+  idle_s: number;
+  overspeed_s: number;
+  max_speed_kmh: number;
+  harsh_events: number;
+  driver_id: number | null;
+}
+
+/** A stop between trips; `end_time` null while the vehicle is still there. */
+export interface StopsTable {
+  id: ColumnType<number, never, never>;
+  device_id: number;
+  start_time: Timestamp;
+  end_time: Timestamp | null;
+  last_fix_time: Timestamp;
+  lat: number;
+  lng: number;
+  geofence: string | null;
+  engine_idle_s: number;
+}
+
 export interface Database {
+  drivers: DriversTable;
+  driver_assignments: DriverAssignmentsTable;
+  trips: TripsTable;
+  stops: StopsTable;
   device_connections: DeviceConnectionsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;

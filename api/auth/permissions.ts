@@ -1,6 +1,10 @@
 /** Permission names a key can hold; `*` grants all of them. */
 export const PERMISSIONS = [
   'devices:read',
+  'vehicles:read',
+  'vehicles:write',
+  'drivers:read',
+  'drivers:write',
   'geofences:read',
   'geofences:write',
   'reports:read',
