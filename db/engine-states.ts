@@ -16,6 +16,8 @@ export interface LockedEngineState {
   overspeed: boolean;
   /** The device's speed limit, else its account's; null: none. */
   speedLimitKmh: number | null;
+  /** The trip segmenter's state (engine/trips/trip-segmenter.ts); null before its first run. */
+  segment: Record<string, unknown> | null;
 }
 
 /**
@@ -36,10 +38,10 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   `.execute(trx);
   const { rows } = await sql<{
     device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
-    ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null;
+    ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
   }>`
     SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
-      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh
+      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
     JOIN accounts a ON a.id = d.account_id
@@ -52,7 +54,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   `.execute(trx);
   return rows.map((r) => ({
     deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
-    ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh,
+    ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment,
   }));
 }
 
@@ -108,6 +110,8 @@ export interface EngineStateUpdate {
   status: string | null;
   ignition: boolean | null;
   overspeed: boolean;
+  /** The segmenter's new state; undefined leaves the stored one. */
+  segment?: Record<string, unknown>;
 }
 
 export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Promise<void> {
@@ -115,11 +119,12 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
   await sql`
     UPDATE device_engine_states s SET
       cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
-      status = u.status, ignition = u.ignition, overspeed = u.overspeed, updated_at = now()
+      status = u.status, ignition = u.ignition, overspeed = u.overspeed, segment = coalesce(u.segment, s.segment), updated_at = now()
     FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
       ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
-      ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[])
-      AS u(device_id, cursor, inside, pending, status, ignition, overspeed)
+      ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[],
+      ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::jsonb[])
+      AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment)
     WHERE s.device_id = u.device_id
   `.execute(trx);
 }

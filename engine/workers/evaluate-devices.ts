@@ -11,6 +11,8 @@ import { arrivalsFromCrossings } from '../travel-progress.ts';
 import { detectVehicleSignals, type VehicleSignal } from '../vehicle-signals.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
+import { saveTripRecords, type DeviceStop, type DeviceTrip } from '../../db/trip-records.ts';
+import { DEFAULT_TRIP_SETTINGS, deviceTrips, type TripSettings } from '../trips/device-trips.ts';
 
 export interface EvaluationSettings {
   status: DeviceStatusThresholds;
@@ -20,6 +22,8 @@ export interface EvaluationSettings {
   lateWindowMs: number;
   /** A speeding stretch ends below the speed limit minus this (default 5 km/h). */
   overspeedHysteresisKmh?: number;
+  /** Trip and stop segmentation (default DEFAULT_TRIP_SETTINGS, moving speed from `status`). */
+  trips?: Partial<TripSettings>;
 }
 
 export interface EvaluationOutcome {
@@ -66,6 +70,11 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     const unfinished: number[] = [];
     const signals: VehicleSignal[] = [];
     const hysteresisKmh = settings.overspeedHysteresisKmh ?? 5;
+    const tripSettings: TripSettings = { ...DEFAULT_TRIP_SETTINGS, movingSpeedKmh: settings.status.movingSpeedKmh, ...settings.trips };
+    // driverByFix: the driver in effect at each of a device's fixes, read by the trip segmenter.
+    const driverByFix = new Map<number, (number | null)[]>();
+    const tripRows: DeviceTrip[] = [];
+    const stopRows: DeviceStop[] = [];
     const now = new Date();
     for (const state of states) {
       const deviceFixes = byDevice.get(state.deviceId);
@@ -110,8 +119,17 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
         status = next;
       }
 
+      // In fix-time order only: a late fix does not reopen or reshape a trip (README, "Trips and stops").
+      const segmented = deviceTrips(
+        state.deviceId, state.segment, deviceFixes, { ...tripSettings, speedLimitKmh: state.speedLimitKmh },
+        catalog.index(state.accountId), driverByFix.get(state.deviceId),
+      );
+      tripRows.push(...segmented.trips);
+      stopRows.push(...segmented.stops);
+
       updates.push({
         deviceId: state.deviceId,
+        segment: segmented.state as unknown as Record<string, unknown>,
         cursor: result.state.cursor === null ? null : new Date(result.state.cursor),
         inside: [...result.state.inside],
         pending: result.state.pending,
@@ -123,6 +141,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     events.push(...(await insertCrossingEvents(trx, crossings)));
     await recordVisits(trx, crossings);
     events.push(...statusChangeEvents(statusChanges));
+    await saveTripRecords(trx, tripRows, stopRows);
     await saveEngineStates(trx, updates);
     // After the fixes in order, so the late ones are read against a timeline that includes them.
     const cursorAfter = new Map(updates.map((u) => [u.deviceId, u.cursor]));
