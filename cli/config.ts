@@ -61,6 +61,8 @@ export interface Config {
     lateWindowMs: number;
     /** A speeding stretch (one `vehicle.overspeed`) ends only below the speed limit minus this. */
     overspeedHysteresisKmh: number;
+    /** Trip and stop segmentation (README, "Trips and stops"); the moving speed is MOVING_SPEED_KMH. */
+    trips: { useIgnition: boolean; minStopS: number; minDistanceM: number; minDurationS: number; maxGapS: number };
     /** Late-fix entries the engine never came back for are kept this long. */
     lateFixesRetentionMs: number;
     geofenceChangesRetentionMs: number;
@@ -179,6 +181,13 @@ export function loadConfig(env: Env = process.env): Config {
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
       lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,
       overspeedHysteresisKmh: integer(env, 'OVERSPEED_HYSTERESIS_KMH', 5, 0, 100),
+      trips: {
+        useIgnition: flag(env, 'TRIPS_USE_IGNITION', false),
+        minStopS: integer(env, 'TRIP_MIN_STOP_S', 300, 1, 86_400),
+        minDistanceM: integer(env, 'TRIP_MIN_DISTANCE_M', 200, 0, 1_000_000),
+        minDurationS: integer(env, 'TRIP_MIN_DURATION_S', 180, 0, 86_400),
+        maxGapS: integer(env, 'TRIP_MAX_GAP_S', 3600, 60, 7 * 86_400),
+      },
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,

@@ -1,3 +1,4 @@
+import type { TripSettings } from './trips/device-trips.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';
@@ -31,6 +32,8 @@ export interface EngineSettings {
   pruneIntervalMs: number;
   /** A speeding stretch ends below the speed limit minus this (OVERSPEED_HYSTERESIS_KMH; default 5). */
   overspeedHysteresisKmh?: number;
+  /** Trip segmentation (TRIP_* settings); the moving speed is `status.movingSpeedKmh`. */
+  trips?: Partial<TripSettings>;
   /** A waypoint estimated later than expected by more than this is delayed (ON_TIME_TOLERANCE_MINUTES; default 5). */
   onTimeToleranceMinutes?: number;
 }
@@ -75,6 +78,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
           const outcome = await evaluateDevices(db, catalog, deviceIds.slice(i, i + 500), {
             status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
             overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
+            trips: settings.trips,
           });
           late.push(...outcome.lateByDevice);
           if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });

@@ -24,6 +24,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
     overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
+    trips: config.engine.trips,
     onTimeToleranceMinutes: config.onTimeToleranceMinutes,
   });
   let webhooks;

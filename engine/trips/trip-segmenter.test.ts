@@ -37,7 +37,7 @@ function drive(legs: Leg[], start = T0): SegmentFix[] {
   return fixes;
 }
 
-const segment = (fixes: SegmentFix[], rules = RULES, prior: SegmentState = EMPTY_SEGMENT_STATE, geofenceAt = () => null as number | null) =>
+const segment = (fixes: SegmentFix[], rules = RULES, prior: SegmentState = EMPTY_SEGMENT_STATE, geofenceAt: (lat: number, lng: number) => number | null = () => null) =>
   segmentTrips(prior, rules, fixes, () => null, geofenceAt);
 
 /** The rows as the database would hold them after writing every output in order. */
