@@ -8,14 +8,14 @@ import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { formatLocal, parseIsoLocal } from '../time/zoned-time.ts';
+import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
+import { formatLocal } from '../time/zoned-time.ts';
 import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration, type ReportSection } from '../views/report-view.ts';
 
-const BOTH_REQUIRED = 'Both from and to are required (ISO date or date-time, e.g. 2024-05-01 or 2024-05-01T08:30)';
 const MAX_RANGE_DAYS = 366;
 
 const bound = (description: string, example: string) =>
-  z.string({ error: BOTH_REQUIRED }).openapi({ description, example });
+  z.string({ error: RANGE_BOTH_REQUIRED }).openapi({ description, example });
 
 const reportQuery = z.object({
   from: bound('Start, ISO date or date-time to the minute, in the user timezone', '2024-05-01'),
@@ -56,14 +56,7 @@ export function reportRoutes({ db }: RouteDeps) {
   app.openapi(report, async (c) => {
     const { scope, timezone } = c.get('principal');
     const query = c.req.valid('query');
-    const from = parseIsoLocal(query.from, timezone, false);
-    const to = parseIsoLocal(query.to, timezone, true);
-    if (!from) throw new ApiError(400, `from "${query.from}" is not an ISO date or date-time (2024-05-01 or 2024-05-01T08:30)`);
-    if (!to) throw new ApiError(400, `to "${query.to}" is not an ISO date or date-time (2024-05-01 or 2024-05-01T08:30)`);
-    if (from.instant > to.instant) throw new ApiError(400, 'from must not be after to');
-    if (to.instant.getTime() - from.instant.getTime() > MAX_RANGE_DAYS * 86_400_000) {
-      throw new ApiError(400, `The range may span at most ${MAX_RANGE_DAYS} days`);
-    }
+    const range = reportRange(query.from, query.to, timezone, MAX_RANGE_DAYS);
     const included = sections(query.include);
 
     const imeis = commaList(query.deviceIds, 'deviceIds');
@@ -83,13 +76,13 @@ export function reportRoutes({ db }: RouteDeps) {
       accountId: scope.accountId,
       deviceIds: devices.map((d) => d.id),
       geofenceIds,
-      from: from.instant,
-      to: to.instant,
+      from: range.from,
+      to: range.to,
     };
     const local = (t: Date) => formatLocal(t, timezone);
     const now = Date.now();
     const data: z.infer<typeof GeofenceReportSchema> = {
-      range: { from: local(from.instant), to: local(to.instant) },
+      range: { from: local(range.from), to: local(range.to) },
       deviceCount: devices.length,
       geofenceCount: geofenceIds.length,
       included,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatLocal,
   formatUtc,
+  isoInZone,
   isValidTimeZone,
   parseDisplayTime,
   parseIsoLocal,
@@ -215,5 +216,21 @@ describe('isValidTimeZone', () => {
     for (const zone of ['', 'Mars/Olympus_Mons', 'America/Nowhere', 'not a zone', 'a'.repeat(65), `${MX}${'x'.repeat(64)}`]) {
       expect(isValidTimeZone(zone), zone).toBe(false);
     }
+  });
+});
+
+describe('isoInZone', () => {
+  it('writes the wall clock with the offset in force at that instant', () => {
+    expect(isoInZone(new Date('2024-05-01T07:30:05.900Z'), 'Europe/Madrid')).toBe('2024-05-01T09:30:05+02:00');
+    expect(isoInZone(new Date('2024-01-15T07:30:05Z'), 'Europe/Madrid')).toBe('2024-01-15T08:30:05+01:00');
+    expect(isoInZone(new Date('2024-05-01T12:00:00Z'), 'America/Mexico_City')).toBe('2024-05-01T06:00:00-06:00');
+    expect(isoInZone(new Date('2024-05-01T12:00:00Z'), 'Asia/Kolkata')).toBe('2024-05-01T17:30:00+05:30');
+    expect(isoInZone(new Date('2024-05-01T12:00:00Z'), 'UTC')).toBe('2024-05-01T12:00:00+00:00');
+  });
+
+  it('parses back to the same instant (to the second)', () => {
+    const t = new Date('2024-10-27T00:59:59Z'); // the hour before Madrid's clocks go back
+    expect(new Date(isoInZone(t, 'Europe/Madrid')).getTime()).toBe(t.getTime());
+    expect(new Date(isoInZone(new Date(t.getTime() + 3_600_000), 'Europe/Madrid')).getTime()).toBe(t.getTime() + 3_600_000);
   });
 });

@@ -102,6 +102,19 @@ export function formatUtc(instant: Date): string {
   });
 }
 
+/**
+ * ISO 8601 to the second in `timeZone`, with its offset (`2024-05-01T09:30:05+02:00`): the user's wall
+ * clock and the exact instant in one string any date library parses.
+ */
+export function isoInZone(instant: Date, timeZone: string): string {
+  const ms = instant.getTime();
+  const c = wallClockAt(ms, timeZone);
+  const offsetMinutes = Math.round(offsetMs(ms, timeZone) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${pad(c.year, 4)}-${pad(c.month)}-${pad(c.day)}T${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
 export function timeObject(instant: Date, timeZone: string): TimeObject {
   return { local: formatLocal(instant, timeZone), utc: formatUtc(instant) };
 }

@@ -1,0 +1,137 @@
+import { z } from '@hono/zod-openapi';
+import type { StopRow, TripRow, VehicleTotals } from '../../db/trip-report.ts';
+import { isoInZone } from '../time/zoned-time.ts';
+
+export const TRIP_REPORT_SECTIONS = ['trips', 'stops', 'summary'] as const;
+export type TripReportSection = (typeof TRIP_REPORT_SECTIONS)[number];
+
+const time = (example: string) =>
+  z.string().openapi({ description: 'ISO 8601 to the second in the user timezone, with its offset', example, format: 'date-time' });
+const position = z.object({ lat: z.number(), lng: z.number() }).openapi('LatLng');
+const seconds = (description: string) => z.number().int().openapi({ description: `${description}, whole seconds` });
+
+const TripSchema = z
+  .object({
+    startTime: time('2024-05-01T08:02:10+02:00'),
+    endTime: time('2024-05-01T08:41:50+02:00').nullable().openapi({ description: 'Null while the trip is in progress' }),
+    durationS: seconds('End minus start; in progress, up to the last fix so far'),
+    startPosition: position,
+    endPosition: position.openapi({ description: 'Where it ended; in progress, the last fix so far' }),
+    startGeofence: z.string().nullable().openapi({ description: 'The geofence the vehicle was in at the start (the smallest, if several)' }),
+    endGeofence: z.string().nullable(),
+    distanceKm: z.number().openapi({ description: 'By the odometer when the tracker sends one at both ends, else the sum of great-circle legs between valid fixes' }),
+    drivingS: seconds('Time moving'),
+    idleS: seconds('Time with the ignition on and not moving'),
+    maxSpeedKmh: z.number(),
+    averageSpeedKmh: z.number().nullable().openapi({ description: 'Distance over driving time; null without driving time' }),
+    overspeedS: seconds('Time above the vehicle\'s speed limit'),
+    harshEvents: z.number().int().openapi({ description: 'Harsh braking, acceleration and cornering alarms during the trip' }),
+    driver: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  })
+  .openapi('Trip');
+
+const StopSchema = z
+  .object({
+    startTime: time('2024-05-01T08:41:50+02:00'),
+    endTime: time('2024-05-01T09:30:00+02:00').nullable().openapi({ description: 'Null while the vehicle is still there' }),
+    durationS: seconds('End minus start; still stopped, up to the last fix so far'),
+    position: position,
+    geofence: z.string().nullable(),
+    engineIdleS: seconds('Time with the ignition on'),
+  })
+  .openapi('Stop');
+
+const SummarySchema = z
+  .object({
+    tripCount: z.number().int(),
+    distanceKm: z.number(),
+    drivingS: seconds('Driving time of the trips'),
+    idleS: seconds('Ignition on and not moving: in the trips and at the stops'),
+    overspeedS: seconds('Time above the speed limit'),
+    maxSpeedKmh: z.number().nullable().openapi({ description: 'Null without trips' }),
+    utilisation: z.number().openapi({ description: 'Driving time over the requested range (for the fleet: over the range times the vehicles), 0–1' }),
+  })
+  .openapi('TripSummary');
+
+export const TripReportSchema = z
+  .object({
+    range: z.object({ from: time('2024-05-01T00:00:00+02:00'), to: time('2024-05-01T23:59:59+02:00') }),
+    deviceCount: z.number().int(),
+    included: z.array(z.enum(TRIP_REPORT_SECTIONS)),
+    vehicles: z.array(
+      z.object({
+        deviceId: z.string().openapi({ description: 'IMEI' }),
+        deviceName: z.string(),
+        summary: SummarySchema.optional(),
+        trips: z.array(TripSchema).optional(),
+        stops: z.array(StopSchema).optional(),
+      }),
+    ),
+    fleet: SummarySchema.optional().openapi({ description: 'With summary: the totals over every vehicle of the report' }),
+  })
+  .openapi('TripReport');
+
+type Trip = z.infer<typeof TripSchema>;
+type Stop = z.infer<typeof StopSchema>;
+type Summary = z.infer<typeof SummarySchema>;
+
+const wholeSeconds = (s: number) => Math.round(s);
+const km = (m: number) => Math.round(m) / 1000;
+const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
+
+export function tripView(t: TripRow, timeZone: string): Trip {
+  const end = t.end_time ?? t.last_fix_time;
+  return {
+    startTime: isoInZone(t.start_time, timeZone),
+    endTime: t.end_time ? isoInZone(t.end_time, timeZone) : null,
+    durationS: wholeSeconds((end.getTime() - t.start_time.getTime()) / 1000),
+    startPosition: { lat: t.start_lat, lng: t.start_lng },
+    endPosition: { lat: t.end_lat, lng: t.end_lng },
+    startGeofence: t.start_geofence,
+    endGeofence: t.end_geofence,
+    distanceKm: km(t.distance_m),
+    drivingS: wholeSeconds(t.driving_s),
+    idleS: wholeSeconds(t.idle_s),
+    maxSpeedKmh: round(t.max_speed_kmh, 1),
+    averageSpeedKmh: t.driving_s > 0 ? round((t.distance_m / t.driving_s) * 3.6, 1) : null,
+    overspeedS: wholeSeconds(t.overspeed_s),
+    harshEvents: t.harsh_events,
+    driver: t.driver_id !== null && t.driver_name !== null ? { id: t.driver_id, name: t.driver_name } : null,
+  };
+}
+
+export function stopView(s: StopRow, timeZone: string): Stop {
+  const end = s.end_time ?? s.last_fix_time;
+  return {
+    startTime: isoInZone(s.start_time, timeZone),
+    endTime: s.end_time ? isoInZone(s.end_time, timeZone) : null,
+    durationS: wholeSeconds((end.getTime() - s.start_time.getTime()) / 1000),
+    position: { lat: s.lat, lng: s.lng },
+    geofence: s.geofence,
+    engineIdleS: wholeSeconds(s.engine_idle_s),
+  };
+}
+
+/** One vehicle's KPIs, or with several, the fleet's: utilisation over the range times the vehicles. */
+export function summaryView(totals: readonly VehicleTotals[], rangeS: number): Summary {
+  let trips = 0, distance = 0, driving = 0, idle = 0, overspeed = 0;
+  let max: number | null = null;
+  for (const t of totals) {
+    trips += t.trip_count;
+    distance += t.distance_m;
+    driving += t.driving_s;
+    idle += t.trip_idle_s + t.stop_idle_s;
+    overspeed += t.overspeed_s;
+    if (t.max_speed_kmh !== null) max = Math.max(max ?? 0, t.max_speed_kmh);
+  }
+  const capacity = rangeS * totals.length;
+  return {
+    tripCount: trips,
+    distanceKm: km(distance),
+    drivingS: wholeSeconds(driving),
+    idleS: wholeSeconds(idle),
+    overspeedS: wholeSeconds(overspeed),
+    maxSpeedKmh: max === null ? null : round(max, 1),
+    utilisation: capacity > 0 ? round(Math.min(1, driving / capacity), 4) : 0,
+  };
+}

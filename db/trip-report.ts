@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+
+/** Trips and stops are reported when they start within [from, to]. */
+export interface TripReportFilter {
+  deviceIds: number[];
+  from: Date;
+  to: Date;
+}
+
+export interface TripRow {
+  device_id: number;
+  start_time: Date;
+  end_time: Date | null;
+  last_fix_time: Date;
+  start_lat: number;
+  start_lng: number;
+  end_lat: number;
+  end_lng: number;
+  start_geofence: string | null;
+  end_geofence: string | null;
+  distance_m: number;
+  driving_s: number;
+  idle_s: number;
+  overspeed_s: number;
+  max_speed_kmh: number;
+  harsh_events: number;
+  driver_id: number | null;
+  driver_name: string | null;
+}
+
+export interface StopRow {
+  device_id: number;
+  start_time: Date;
+  end_time: Date | null;
+  last_fix_time: Date;
+  lat: number;
+  lng: number;
+  geofence: string | null;
+  engine_idle_s: number;
+}
+
+export interface VehicleTotals {
+  device_id: number;
+  trip_count: number;
+  distance_m: number;
+  driving_s: number;
+  trip_idle_s: number;
+  stop_idle_s: number;
+  overspeed_s: number;
+  max_speed_kmh: number | null;
+}
+
+/** Trips of the devices that start in the range, by device and start time; at most `limit`. */
+export async function tripsInRange(db: Db, f: TripReportFilter, limit: number): Promise<TripRow[]> {
+  const { rows } = await sql<TripRow>`
+    SELECT t.device_id, t.start_time, t.end_time, t.last_fix_time, t.start_lat, t.start_lng, t.end_lat, t.end_lng, t.start_geofence, t.end_geofence,
+      t.distance_m, t.driving_s, t.idle_s, t.overspeed_s, t.max_speed_kmh, t.harsh_events, t.driver_id, dr.name AS driver_name
+    FROM trips t LEFT JOIN drivers dr ON dr.id = t.driver_id
+    WHERE t.device_id = ANY(${f.deviceIds}::int[]) AND t.start_time >= ${f.from} AND t.start_time <= ${f.to}
+    ORDER BY t.device_id, t.start_time
+    LIMIT ${limit}
+  `.execute(db);
+  return rows;
+}
+
+/** Stops of the devices that start in the range, by device and start time; at most `limit`. */
+export async function stopsInRange(db: Db, f: TripReportFilter, limit: number): Promise<StopRow[]> {
+  const { rows } = await sql<StopRow>`
+    SELECT device_id, start_time, end_time, last_fix_time, lat, lng, geofence, engine_idle_s
+    FROM stops
+    WHERE device_id = ANY(${f.deviceIds}::int[]) AND start_time >= ${f.from} AND start_time <= ${f.to}
+    ORDER BY device_id, start_time
+    LIMIT ${limit}
+  `.execute(db);
+  return rows;
+}
+
+/** Per device, the totals of its trips and stops that start in the range (zeros for a device without any). */
+export async function vehicleTotals(db: Db, f: TripReportFilter): Promise<VehicleTotals[]> {
+  const { rows } = await sql<VehicleTotals>`
+    SELECT d.id AS device_id, coalesce(t.trip_count, 0)::int AS trip_count, coalesce(t.distance_m, 0) AS distance_m,
+      coalesce(t.driving_s, 0) AS driving_s, coalesce(t.idle_s, 0) AS trip_idle_s, coalesce(s.idle_s, 0) AS stop_idle_s,
+      coalesce(t.overspeed_s, 0) AS overspeed_s, t.max_speed_kmh
+    FROM unnest(${f.deviceIds}::int[]) AS d(id)
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS trip_count, sum(distance_m) AS distance_m, sum(driving_s) AS driving_s, sum(idle_s) AS idle_s,
+        sum(overspeed_s) AS overspeed_s, max(max_speed_kmh) AS max_speed_kmh
+      FROM trips WHERE device_id = d.id AND start_time >= ${f.from} AND start_time <= ${f.to}
+    ) t ON true
+    LEFT JOIN LATERAL (
+      SELECT sum(engine_idle_s) AS idle_s FROM stops WHERE device_id = d.id AND start_time >= ${f.from} AND start_time <= ${f.to}
+    ) s ON true
+  `.execute(db);
+  return rows;
+}
