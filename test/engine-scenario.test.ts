@@ -6,6 +6,7 @@ import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './
 import { fixtures } from './support/fixtures.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
+import { eventually } from './support/eventually.ts';
 
 // One vehicle over TCP through geofences A → B → C with a travel over them; everything asserted through
 // the REST API, as a client polling it would see it. The engine runs with its real queue (BullMQ when
@@ -49,20 +50,6 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
 }
 
 /** Polls until `check` passes (the engine works asynchronously), failing with the last error. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 const minuteOf = (d: Date) => new Date(Math.floor(d.getTime() / 60_000) * 60_000);
 const travel = (id: number) => api(`/travels/${id}`).then((r) => r.body.data);
 const vehicleStatus = () => api(`/devices/${IMEI}/status`).then((r) => r.body.data);

@@ -10,6 +10,7 @@ import { fixtures } from './support/fixtures.ts';
 import { rawTracker } from './support/raw-tracker.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
+import { eventually } from './support/eventually.ts';
 
 // Every event kind the trackers and travels cause, driven as in production: trackers over TCP
 // (Teltonika, and Queclink GL200 for alarms), the engine with its real queue, travels through the API.
@@ -51,20 +52,6 @@ async function vehicle(name: string) {
   const imei = `35630704245${String(++imeis).padStart(4, '0')}`;
   const device = await make.device(accountId, { imei, name, plates: `EV-${imeis}`, userIds: [userId] });
   return { id: device.id, imei, name };
-}
-
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 interface EventRow {
