@@ -201,3 +201,14 @@ describe('segmentTrips', () => {
     expect(stops.map((s) => s.geofenceId)).toEqual([7, 9]);
   });
 });
+
+describe('the odometer', () => {
+  it('is not used when it does not move (trackers send 0 when theirs is off) or runs backwards', () => {
+    const legs = [{ seconds: 30, kmh: 0 }, { seconds: 600, kmh: 60 }, { seconds: 400, kmh: 0 }];
+    for (const odometer of [() => 0, (i: number) => 5000 - i]) {
+      const fixes = drive(legs).map((f, i) => ({ ...f, odometerKm: odometer(i) }));
+      const { trips } = rowsAfter([segmentTrips(EMPTY_SEGMENT_STATE, RULES, fixes, () => null, () => null)]);
+      expect(trips[0]!.distanceM).toBeCloseTo(10_000, 0); // the legs, start to end
+    }
+  });
+});

@@ -127,11 +127,15 @@ function addTotals(into: Totals, from: Totals): void {
   into.harshEvents += from.harshEvents;
 }
 
-/** Odometer when both ends carry one and it did not run backwards (a replaced tracker); else the legs. */
+/**
+ * The odometer's count when both ends carry one and it went forward; else the legs. An odometer that
+ * did not move is not counting (many trackers send 0 when theirs is off), one that went back was reset
+ * or replaced.
+ */
 function tripDistanceM(trip: OpenTrip): number {
   const a = trip.start.odometerKm;
   const b = trip.end.odometerKm;
-  return a !== null && b !== null && b >= a ? (b - a) * 1000 : trip.legsM;
+  return a !== null && b !== null && b > a ? (b - a) * 1000 : trip.legsM;
 }
 
 /**
