@@ -155,6 +155,34 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 404, what: 'an unknown geofence', request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01&geofenceIds=999999999' }) },
     ],
   },
+  'GET /reports/trips': {
+    permission: 'reports:read',
+    cases: [
+      {
+        status: 200,
+        what: 'trips, stops and summaries: a finished trip with a driver, one in progress, a stop still open',
+        request: (s) => ({ path: `/reports/trips?from=2024-05-01&to=2024-05-01&deviceIds=${s.devices.spare.imei}` }),
+        shows: (body) => {
+          const [vehicle] = body.data.vehicles;
+          expect(vehicle.trips.map((t: any) => [t.endTime === null, t.driver?.name ?? null])).toEqual([[false, 'Ana Trip'], [true, null]]);
+          expect(vehicle.stops.map((s: any) => s.endTime === null)).toEqual([true, false]);
+          expect(body.data.fleet.tripCount).toBe(2);
+        },
+      },
+      {
+        status: 200,
+        what: 'the summary alone, for every visible vehicle',
+        request: () => ({ path: '/reports/trips?from=2024-05-01&to=2024-05-01&include=summary' }),
+        shows: (body) => {
+          expect(body.data.vehicles.every((v: any) => v.trips === undefined && v.summary !== undefined)).toBe(true);
+          expect(body.data.vehicles.some((v: any) => v.summary.maxSpeedKmh === null)).toBe(true);
+        },
+      },
+      { status: 400, what: 'no to', request: () => ({ path: '/reports/trips?from=2024-05-01' }) },
+      { status: 400, what: 'an unknown section', request: () => ({ path: '/reports/trips?from=2024-05-01&to=2024-05-01&include=legs' }) },
+      { status: 404, what: 'an unknown device', request: () => ({ path: '/reports/trips?from=2024-05-01&to=2024-05-01&deviceIds=000000000000000' }) },
+    ],
+  },
   'POST /travels': {
     permission: 'travels:write',
     cases: [
