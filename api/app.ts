@@ -46,6 +46,8 @@ export interface AppDeps {
     onTimeToleranceMinutes: number;
     webhookAllowPrivate?: boolean;
     eventStream?: Partial<EventStreamSettings>;
+    /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
+    tripMaxGapS?: number;
   };
   travelSchedule?: TravelSchedule;
   webhookDispatch?: WebhookDispatch;

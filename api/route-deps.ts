@@ -11,6 +11,8 @@ export interface RouteDeps {
     onTimeToleranceMinutes: number;
     /** Let webhooks point at loopback, private and other reserved addresses (WEBHOOK_ALLOW_PRIVATE). */
     webhookAllowPrivate?: boolean;
+    /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
+    tripMaxGapS?: number;
   };
   /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
   travelSchedule?: TravelSchedule;

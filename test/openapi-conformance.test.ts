@@ -40,6 +40,8 @@ interface Case {
   shows?(body: any): void;
 }
 
+/** An ISO date `n` days from today (UTC): a range of yesterday to tomorrow holds the last hours in any timezone. */
+const daysFromToday = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 const oversized = (bytes: number) => JSON.stringify({ pad: 'x'.repeat(bytes) });
 const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toMatch(pattern);
 const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
@@ -161,7 +163,7 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       {
         status: 200,
         what: 'trips, stops and summaries: a finished trip with a driver, one in progress, a stop still open',
-        request: (s) => ({ path: `/reports/trips?from=2024-05-01&to=2024-05-01&deviceIds=${s.devices.spare.imei}` }),
+        request: (s) => ({ path: `/reports/trips?from=${daysFromToday(-1)}&to=${daysFromToday(1)}&deviceIds=${s.devices.spare.imei}` }),
         shows: (body) => {
           const [vehicle] = body.data.vehicles;
           expect(vehicle.trips.map((t: any) => [t.endTime === null, t.driver?.name ?? null])).toEqual([[false, 'Ana Trip'], [true, null]]);
@@ -172,7 +174,7 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       {
         status: 200,
         what: 'the summary alone, for every visible vehicle',
-        request: () => ({ path: '/reports/trips?from=2024-05-01&to=2024-05-01&include=summary' }),
+        request: () => ({ path: `/reports/trips?from=${daysFromToday(-1)}&to=${daysFromToday(1)}&include=summary` }),
         shows: (body) => {
           expect(body.data.vehicles.every((v: any) => v.trips === undefined && v.summary !== undefined)).toBe(true);
           expect(body.data.vehicles.some((v: any) => v.summary.maxSpeedKmh === null)).toBe(true);

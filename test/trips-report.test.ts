@@ -1,11 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EARTH_RADIUS_M } from '../engine/geofence/fence-shape.ts';
+import { createApp } from '../api/app.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
 import { fixtures } from './support/fixtures.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
+import { TEST_CONFIG } from './support/test-app.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Scripted drives over a real Teltonika TCP connection, segmented by the engine as the fixes arrive,
@@ -160,7 +164,8 @@ describe('trips and stops of a scripted drive', () => {
 
   it('shows a trip in progress with endTime null, and ends it once the vehicle has stood still long enough', async () => {
     const car = await vehicle('Running Car');
-    const start = hoursAgo(5);
+    // Recent: a trip whose last fix is older than TRIP_MAX_GAP_S is shown ended (the next test but one).
+    const start = hoursAgo(0.7);
     const fixes = route(start, LEGS);
     const stopped = fixes.findIndex((f, i) => i > 60 && f.speedKmh === 0);
     await send(car.imei, fixes.slice(0, stopped + 3));
@@ -170,6 +175,12 @@ describe('trips and stops of a scripted drive', () => {
     expect(running.trips[0]).toMatchObject({ endTime: null });
     expect(inZone(running.trips[0].startTime)).toBe(at(start, 590).getTime());
     expect(running.stops).toBeUndefined();
+    // The same trip read as if an hour had passed without a fix: ended at its last fix, as the gap rule will end it.
+    const silent = createApp({ db: database.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1000, 10_000), config: { ...TEST_CONFIG, tripMaxGapS: 60 } });
+    const later = await silent.request(`/api/v1/reports/trips?from=${day(start)}&to=${day(new Date(start.getTime() + 86_400_000))}&deviceIds=${car.imei}&include=trips`, { headers: { Authorization: `Bearer ${key}` } });
+    const shown = ((await later.json()) as any).data.vehicles[0].trips[0];
+    expect(inZone(shown.endTime)).toBe(at(start, 1200).getTime());
+    expect(shown.durationS).toBe(610);
 
     await send(car.imei, fixes.slice(stopped + 3));
     await evaluatedThrough(car.id, fixes.at(-1)!.time);

@@ -60,7 +60,8 @@ function byDevice<R extends { device_id: number }>(rows: R[]): Map<number, R[]> 
   return map;
 }
 
-export function tripReportRoutes({ db }: RouteDeps) {
+export function tripReportRoutes({ db, config }: RouteDeps) {
+  const maxGapS = config.tripMaxGapS ?? 3600;
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(tripReport, async (c) => {
     const { scope, timezone } = c.get('principal');
@@ -89,6 +90,7 @@ export function tripReportRoutes({ db }: RouteDeps) {
     }
     const totals = included.includes('summary') ? new Map((await vehicleTotals(db, filter)).map((t) => [t.device_id, t])) : undefined;
     // A range that is one instant still has a length for utilisation: a second.
+    const now = Date.now();
     const rangeS = Math.max(1, (range.to.getTime() + 1 - range.from.getTime()) / 1000);
 
     const data: z.infer<typeof TripReportSchema> = {
@@ -99,7 +101,7 @@ export function tripReportRoutes({ db }: RouteDeps) {
         const vehicle: z.infer<typeof TripReportSchema>['vehicles'][number] = { deviceId: d.imei, deviceName: d.name };
         const own = totals?.get(d.id);
         if (totals) vehicle.summary = summaryView(own ? [own] : [], rangeS);
-        if (included.includes('trips')) vehicle.trips = (trips.get(d.id) ?? []).map((t) => tripView(t, timezone));
+        if (included.includes('trips')) vehicle.trips = (trips.get(d.id) ?? []).map((t) => tripView(t, timezone, now, maxGapS));
         if (included.includes('stops')) vehicle.stops = (stops.get(d.id) ?? []).map((s) => stopView(s, timezone));
         return vehicle;
       }),

@@ -13,7 +13,7 @@ const seconds = (description: string) => z.number().int().openapi({ description:
 const TripSchema = z
   .object({
     startTime: time('2024-05-01T08:02:10+02:00'),
-    endTime: time('2024-05-01T08:41:50+02:00').nullable().openapi({ description: 'Null while the trip is in progress' }),
+    endTime: time('2024-05-01T08:41:50+02:00').nullable().openapi({ description: 'Null while the trip is in progress (a vehicle silent for longer than TRIP_MAX_GAP_S is not: its trip ended at its last fix)' }),
     durationS: seconds('End minus start; in progress, up to the last fix so far'),
     startPosition: position,
     endPosition: position.openapi({ description: 'Where it ended; in progress, the last fix so far' }),
@@ -79,11 +79,17 @@ const wholeSeconds = (s: number) => Math.round(s);
 const km = (m: number) => Math.round(m) / 1000;
 const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
 
-export function tripView(t: TripRow, timeZone: string): Trip {
-  const end = t.end_time ?? t.last_fix_time;
+/**
+ * A trip in progress whose last fix is older than the maximum gap is shown ended there: the engine's
+ * gap rule will end it at exactly that fix when the tracker next reports, and a tracker that sleeps
+ * when parked may not report for days.
+ */
+export function tripView(t: TripRow, timeZone: string, now: number, maxGapS: number): Trip {
+  const ended = t.end_time ?? (now - t.last_fix_time.getTime() > maxGapS * 1000 ? t.last_fix_time : null);
+  const end = ended ?? t.last_fix_time;
   return {
     startTime: isoInZone(t.start_time, timeZone),
-    endTime: t.end_time ? isoInZone(t.end_time, timeZone) : null,
+    endTime: ended ? isoInZone(ended, timeZone) : null,
     durationS: wholeSeconds((end.getTime() - t.start_time.getTime()) / 1000),
     startPosition: { lat: t.start_lat, lng: t.start_lng },
     endPosition: { lat: t.end_lat, lng: t.end_lng },

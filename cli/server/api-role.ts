@@ -32,7 +32,10 @@ export async function startApiRole(
     rateLimiter: deps.rateLimiter,
     overviewRateLimiter: deps.overviewRateLimiter,
     eventFeed,
-    config: { ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 } },
+    config: {
+      ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 },
+      tripMaxGapS: config.engine.trips.maxGapS,
+    },
     webhookDispatch: {
       deliverSoon: (ids) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now() }))),
     },

@@ -90,19 +90,20 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   await waypoint(1).set({ status: 'completed', arrived_at: started }).execute();
   await waypoint(2).set({ estimated_arrival: new Date('2030-05-01T15:47:00Z'), estimated_at: started }).execute();
 
-  // Trips and stops as the engine's segmenter writes them on 1 May 2024: a finished trip with a driver
-  // between two stops, then a trip still in progress (every nullable field both ways).
+  // Trips and stops as the engine's segmenter writes them, in the last hours: a finished trip with a
+  // driver between two stops, then a trip still in progress (every nullable field both ways).
   const sceneDriver = await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name: 'Ana Trip', identifier: 'SCENE-TRIP-KEY' }).returning('id').executeTakeFirstOrThrow();
-  const trip = (start: string, end: string | null, last: string, driverId: number | null) => ({
-    device_id: devices.spare.id, start_time: mx(start), end_time: end ? mx(end) : null, last_fix_time: mx(last),
+  const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+  const trip = (start: number, end: number | null, last: number, driverId: number | null) => ({
+    device_id: devices.spare.id, start_time: ago(start), end_time: end === null ? null : ago(end), last_fix_time: ago(last),
     start_lat: 19.5, start_lng: -99.1, end_lat: 19.43, end_lng: -99.19, start_geofence: end ? 'Warehouse North' : null, end_geofence: end ? 'Customer Polanco' : null,
     distance_m: 12_345, driving_s: 2_400, idle_s: 180, overspeed_s: 0, max_speed_kmh: 72, harsh_events: 1, driver_id: driverId,
   });
-  await db.insertInto('trips').values([trip('2024-05-01T09:10', '2024-05-01T10:00', '2024-05-01T10:00', sceneDriver.id), trip('2024-05-01T11:00', null, '2024-05-01T11:20', null)]).execute();
-  const stop = (start: string, end: string | null, last: string) => ({
-    device_id: devices.spare.id, start_time: mx(start), end_time: end ? mx(end) : null, last_fix_time: mx(last), lat: 19.43, lng: -99.19, geofence: end ? 'Customer Polanco' : null, engine_idle_s: 60,
+  await db.insertInto('trips').values([trip(180, 130, 130, sceneDriver.id), trip(30, null, 1, null)]).execute();
+  const stop = (start: number, end: number | null, last: number) => ({
+    device_id: devices.spare.id, start_time: ago(start), end_time: end === null ? null : ago(end), last_fix_time: ago(last), lat: 19.43, lng: -99.19, geofence: end ? 'Customer Polanco' : null, engine_idle_s: 60,
   });
-  await db.insertInto('stops').values([stop('2024-05-01T10:00', '2024-05-01T11:00', '2024-05-01T11:00'), stop('2024-05-01T08:00', null, '2024-05-01T09:00')]).execute();
+  await db.insertInto('stops').values([stop(130, 30, 30), stop(240, null, 200)]).execute();
 
   // Webhooks pointing at a port nothing listens on: nothing is delivered during the run (no worker runs).
   const receiver = 'http://127.0.0.1:9/hooks';
