@@ -12,6 +12,7 @@ import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { fixtures, square } from '../test/support/fixtures.ts';
 import { summarise } from '../simulators/latency-stats.ts';
+import { buildFleetDataset } from './fleet-dataset.ts';
 
 const DEVICES = 200;
 const GEOFENCES = 50;
@@ -30,10 +31,19 @@ function hammer(url: string, key: string): Promise<{ perSecond: number; latencie
   });
 }
 
+function option(args: string[], name: string, fallback: number): number {
+  const raw = args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
 /**
- * Detailed-endpoint latency over real HTTP: one account with 200 devices (all with state) and 50
- * geofences; 32 concurrent clients (in a worker thread) for 8 s per endpoint. Embedded by default,
- * PostgreSQL with DATABASE_URL.
+ * API latency over real HTTP, 32 concurrent clients (in a worker thread) for 8 s per endpoint.
+ * Detailed endpoints: one account with 200 devices (all with state) and 50 geofences. Fleet data: a
+ * second account of `--vehicles` (1,000) vehicles with `--days` (30) days of fixes, stored by the
+ * ingest writers and segmented by the engine, for the trips report. Embedded by default, PostgreSQL
+ * with DATABASE_URL.
  */
 export default async function apiBench(args: string[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
@@ -66,14 +76,27 @@ export default async function apiBench(args: string[]): Promise<void> {
       ['GET /reports/geofences (1 day)', `${base}/reports/geofences?from=${today}&to=${today}`],
       ['GET /travels', `${base}/travels`],
     ] as const;
+    const vehicles = option(args, 'vehicles', 1000);
+    const days = option(args, 'days', 30);
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    log(`building the fleet: ${vehicles} vehicles x ${days} days of fixes`);
+    const fleet = await buildFleetDataset(handle, vehicles, days, log);
+    log(`  ${fleet.fixes.toLocaleString('en')} fixes stored in ${fleet.storeS.toFixed(1)} s; segmented into ${fleet.trips.toLocaleString('en')} trips in ${fleet.segmentS.toFixed(1)} s (${Math.round(fleet.fixes / fleet.segmentS).toLocaleString('en')} fixes/s)`);
+    const fleetEndpoints = [
+      [`GET /reports/trips (1 vehicle, ${days} days)`, `${base}/reports/trips?from=${fleet.firstDay}&to=${fleet.lastDay}&deviceIds=${fleet.imeis[0]}`],
+      [`GET /reports/trips (${vehicles} vehicles, 1 day, all sections)`, `${base}/reports/trips?from=${fleet.lastDay}&to=${fleet.lastDay}`],
+      [`GET /reports/trips (${vehicles} vehicles, ${days} days, summary)`, `${base}/reports/trips?from=${fleet.firstDay}&to=${fleet.lastDay}&include=summary`],
+    ] as const;
+
     const rows = [];
-    for (const [name, url] of endpoints) {
-      const { perSecond, latencies, errors } = await hammer(url, key);
+    for (const [name, url, as] of [...endpoints.map(([n, u]) => [n, u, key] as const), ...fleetEndpoints.map(([n, u]) => [n, u, fleet.key] as const)]) {
+      const { perSecond, latencies, errors } = await hammer(url, as);
       const s = summarise(latencies);
       rows.push({ endpoint: name, reqPerSec: Math.round(perSecond), p50Ms: +s.p50.toFixed(2), p99Ms: +s.p99.toFixed(2), errors });
     }
     server.close();
-    if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, concurrency: CONCURRENCY, rows }, null, 2)}\n`);
+    const dataset = { vehicles, days, fixes: fleet.fixes, trips: fleet.trips, storeS: +fleet.storeS.toFixed(1), segmentS: +fleet.segmentS.toFixed(1) };
+    if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, concurrency: CONCURRENCY, dataset, rows }, null, 2)}\n`);
     else {
       process.stdout.write(`API latency, ${handle.description}, ${CONCURRENCY} concurrent clients, ${DURATION_MS / 1000} s each\n`);
       console.table(rows);
