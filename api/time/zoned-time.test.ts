@@ -228,6 +228,21 @@ describe('isoInZone', () => {
     expect(isoInZone(new Date('2024-05-01T12:00:00Z'), 'UTC')).toBe('2024-05-01T12:00:00+00:00');
   });
 
+  it('agrees with Intl for any instant, across transitions, in zones with odd offsets', () => {
+    const zones = ['Europe/Madrid', 'America/Mexico_City', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 3000; i++) {
+      const zone = zones[i % zones.length]!;
+      const instant = new Date(Date.UTC(1990, 0, 1) + Math.floor(random() * 40 * 365 * 86_400) * 1000);
+      const c = wallClockAt(instant.getTime(), zone);
+      const wall = `${String(c.year).padStart(4, '0')}-${String(c.month).padStart(2, '0')}-${String(c.day).padStart(2, '0')}T${String(c.hour).padStart(2, '0')}:${String(c.minute).padStart(2, '0')}:${String(c.second).padStart(2, '0')}`;
+      const iso = isoInZone(instant, zone);
+      expect(iso.slice(0, 19), `${zone} ${instant.toISOString()}`).toBe(wall);
+      expect(new Date(iso).getTime()).toBe(Math.floor(instant.getTime() / 1000) * 1000);
+    }
+  });
+
   it('parses back to the same instant (to the second)', () => {
     const t = new Date('2024-10-27T00:59:59Z'); // the hour before Madrid's clocks go back
     expect(new Date(isoInZone(t, 'Europe/Madrid')).getTime()).toBe(t.getTime());
