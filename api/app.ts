@@ -25,6 +25,7 @@ import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
+import { vehicleRoutes } from './routes/vehicles.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', tripReportRoutes(routeDeps));
   api.route('/', travelRoutes(routeDeps));
   api.route('/', webhookRoutes(routeDeps));
+  api.route('/', vehicleRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,
