@@ -249,6 +249,84 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 404, what: 'an unknown id', request: () => ({ path: '/travels/999999999' }) },
     ],
   },
+  'GET /vehicles': {
+    permission: 'vehicles:read',
+    cases: [
+      {
+        status: 200,
+        what: 'a first page of two, with a cursor to the next',
+        request: () => ({ path: '/vehicles?limit=2' }),
+        shows: (body) => {
+          expect(body.data).toHaveLength(2);
+          expect(body.has_more).toBe(true);
+          expect(typeof body.next_cursor).toBe('string');
+        },
+      },
+      {
+        status: 200,
+        what: 'every vehicle, the last page: locations, speeds and update times set and null',
+        request: () => ({ path: '/vehicles?limit=500' }),
+        shows: (body) => {
+          expect(body).toMatchObject({ has_more: false, next_cursor: null });
+          for (const field of ['location', 'speed_kmh', 'updated_at']) expect(body.data.map((v: any) => v[field] === null).sort(), field).toContain(true);
+          for (const field of ['location', 'speed_kmh', 'updated_at']) expect(body.data.map((v: any) => v[field] === null), field).toContain(false);
+        },
+      },
+      { status: 200, what: 'moving vehicles whose name or plates hold "det"', request: () => ({ path: '/vehicles?status=moving&q=DET' }), shows: (body) => expect(body.data.map((v: any) => v.name)).toEqual(['Detailed truck']) },
+      { status: 400, what: 'an unknown status', request: () => ({ path: '/vehicles?status=parked' }), shows: errorMatching(/status/) },
+      { status: 400, what: 'a cursor of another list', request: () => ({ path: `/vehicles?cursor=${Buffer.from('webhooks:1').toString('base64url')}` }), shows: errorMatching(/cursor/) },
+      { status: 400, what: 'a limit over 500', request: () => ({ path: '/vehicles?limit=501' }) },
+    ],
+  },
+  'GET /vehicles/{id}': {
+    permission: 'vehicles:read',
+    cases: [
+      { status: 200, what: 'a vehicle with a fix, a driver, an unknown driver key, a protocol and a speed limit', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}` }), shows: (body) => noneNull(body.data) },
+      {
+        status: 200,
+        what: 'a vehicle that never reported, without driver, protocol or limit',
+        request: (s) => ({ path: `/vehicles/${s.devices.silent.imei}` }),
+        shows: (body) => expect(body.data).toMatchObject({ status: 'inactive', location: null, speed_kmh: null, updated_at: null, driver: null, protocol: null, speed_limit_kmh: null }),
+      },
+      { status: 400, what: 'an id over 64 characters', request: () => ({ path: `/vehicles/${'9'.repeat(65)}` }) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/vehicles/000000000000000' }), shows: errorMatching(/Vehicle not found or no access/) },
+    ],
+  },
+  'POST /vehicles': {
+    permission: 'vehicles:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a tracker with every field',
+        request: () => ({ path: '/vehicles', method: 'POST', body: { imei: '359000000000777', name: 'New van', plates: 'VAN-777', protocol: 'gt06', speed_limit_kmh: 80 } }),
+        shows: (body) => expect(body.data).toMatchObject({ id: '359000000000777', status: 'inactive', location: null, protocol: 'gt06' }),
+      },
+      { status: 400, what: 'an unknown field', request: () => ({ path: '/vehicles', method: 'POST', body: { imei: '359000000000778', name: 'Odd van', mode: 'test' } }), shows: errorMatching(/mode/) },
+      { status: 409, what: 'an IMEI registered already', request: (s) => ({ path: '/vehicles', method: 'POST', body: { imei: s.vehicles.detailed, name: 'Twin' } }), shows: errorMatching(/already exists/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/vehicles', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/vehicles', method: 'POST', body: 'imei=1', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'PATCH /vehicles/{id}': {
+    permission: 'vehicles:write',
+    cases: [
+      { status: 200, what: 'new plates and speed limit', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}`, method: 'PATCH', body: { plates: 'DET-002', speed_limit_kmh: 100 } }), shows: (body) => expect(body.data).toMatchObject({ plates: 'DET-002', speed_limit_kmh: 100, name: 'Detailed truck' }) },
+      { status: 400, what: 'an IMEI, which cannot change', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}`, method: 'PATCH', body: { imei: '359000000000779' } }), shows: errorMatching(/imei/) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/vehicles/000000000000000', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 409, what: 'another vehicle\'s name', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}`, method: 'PATCH', body: { name: 'Reporting truck' } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /vehicles/{id}': {
+    permission: 'vehicles:write',
+    cases: [
+      { status: 200, what: 'a vehicle without travels', request: (s) => ({ path: `/vehicles/${s.vehicles.toDelete}`, method: 'DELETE' }), shows: (body) => expect(body.data.deleted).toBe(true) },
+      { status: 400, what: 'an id over 64 characters', request: () => ({ path: `/vehicles/${'9'.repeat(65)}`, method: 'DELETE' }) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/vehicles/000000000000000', method: 'DELETE' }) },
+      { status: 409, what: 'a vehicle with an In progress travel', request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}`, method: 'DELETE' }), shows: errorMatching(/active travel .*In progress/) },
+    ],
+  },
   'GET /events': {
     permission: 'events:read',
     cases: [

@@ -15,6 +15,8 @@ export interface ConformanceScene {
   travels: { inProgress: number; scheduled: number; cancelled: number; toCancel: number };
   webhooks: { main: number; disabled: number; toDelete: number; receiver: string };
   deliveries: { failed: string; succeeded: string };
+  /** IMEIs: a vehicle with every detail field set (driver, unknown driver key, protocol, limit), one to delete. */
+  vehicles: { detailed: string; toDelete: string };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -125,5 +127,20 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   };
   const deliveries = { failed: await delivery('failed'), succeeded: await delivery('succeeded') };
 
-  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries };
+  // Vehicles registered through the API; the detailed one with a fix, a current driver and an unknown driver key.
+  const vehicle = async (imei: string, name: string, extra: object = {}) => {
+    const res = await t.json('/api/v1/vehicles', { key: full, method: 'POST', body: { imei, name, ...extra } });
+    if (res.status !== 201) throw new Error(`scene: vehicle ${name} answered ${res.status} ${JSON.stringify(res.body)}`);
+    return (await db.selectFrom('devices').select('id').where('imei', '=', imei).executeTakeFirstOrThrow()).id;
+  };
+  const detailedImei = `35${String(account.id).padStart(13, '0')}`;
+  const detailedId = await vehicle(detailedImei, 'Detailed truck', { plates: 'DET-001', protocol: 'teltonika', speed_limit_kmh: 90, user_ids: [user.id] });
+  await t.fixtures.fix(detailedId, { fixTime: new Date(now - 30_000), valid: true, latitude: 19.44, longitude: -99.14, speedKmh: 37.6, ignition: true });
+  const vehicleDriver = await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name: 'Vera Scene', identifier: 'SCENE-VEHICLE-KEY' }).returning('id').executeTakeFirstOrThrow();
+  await db.insertInto('driver_assignments').values({ driver_id: vehicleDriver.id, device_id: detailedId, since: new Date(now - 3_600_000), until: null, source: 'manual' }).execute();
+  await db.updateTable('devices').set({ unknown_driver_identifier: '01A2B3C4D5E6F701', unknown_driver_seen_at: new Date(now - 600_000) }).where('id', '=', detailedId).execute();
+  const toDeleteImei = `36${String(account.id).padStart(13, '0')}`;
+  await vehicle(toDeleteImei, 'Scrap truck');
+
+  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei } };
 }
