@@ -13,6 +13,7 @@ import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
 import { saveTripRecords, type DeviceStop, type DeviceTrip } from '../../db/trip-records.ts';
 import { DEFAULT_TRIP_SETTINGS, deviceTrips, type TripSettings } from '../trips/device-trips.ts';
+import { evaluateDrivers } from '../drivers/device-drivers.ts';
 
 export interface EvaluationSettings {
   status: DeviceStatusThresholds;
@@ -71,8 +72,10 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     const signals: VehicleSignal[] = [];
     const hysteresisKmh = settings.overspeedHysteresisKmh ?? 5;
     const tripSettings: TripSettings = { ...DEFAULT_TRIP_SETTINGS, movingSpeedKmh: settings.status.movingSpeedKmh, ...settings.trips };
-    // driverByFix: the driver in effect at each of a device's fixes, read by the trip segmenter.
-    const driverByFix = new Map<number, (number | null)[]>();
+    // Drivers first (engine/drivers): who drives each fix, from the keys the fixes carry, in fix order.
+    const drivers = await evaluateDrivers(trx, byDevice);
+    // driverByFix: read by the trip segmenter.
+    const driverByFix = drivers.driverByFix;
     const tripRows: DeviceTrip[] = [];
     const stopRows: DeviceStop[] = [];
     const now = new Date();
@@ -141,6 +144,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
     events.push(...(await insertCrossingEvents(trx, crossings)));
     await recordVisits(trx, crossings);
     events.push(...statusChangeEvents(statusChanges));
+    events.push(...(await drivers.save()));
     await saveTripRecords(trx, tripRows, stopRows);
     await saveEngineStates(trx, updates);
     // After the fixes in order, so the late ones are read against a timeline that includes them.

@@ -5,7 +5,7 @@ import { hexNum, num, type Gl200Message } from './gl200-message.ts';
 /**
  * Values that sit outside the location run and depend on the message type: alarms named by the
  * type itself, ignition, the battery and device-status fields after the last fix, and the
- * accessory data of GTERI, GTBAA/GTBID, GTDAT, GTDTT and GTDAR.
+ * accessory data of GTERI, GTBAA/GTBID, GTDAT, GTDTT and GTDAR, and the driver key of GTIDA.
  */
 
 type Attributes = Record<string, AttributeValue>;
@@ -41,6 +41,7 @@ export function typeAttributes(msg: Gl200Message, fixes: Gl200Fix[], a: Attribut
     const data = msg.fields[first ? msg.body + 4 : msg.body + 1];
     if (data) a.data = data;
   }
+  if (msg.type === 'IDA') driverId(msg, a);
   if (msg.type === 'DTT') transparentData(msg, a);
   if (msg.type === 'BAA' || msg.type === 'BID') accessory(msg.fields, a);
 }
@@ -97,6 +98,12 @@ export function eriAttributes(msg: Gl200Message, statusAt: number | undefined, a
     const fuel = rest[rest.length - 1];
     if (fuel !== undefined && /^[0-9A-F]{4}$/.test(fuel)) a.fuel = parseInt(fuel, 16);
   }
+}
+
+/** GTIDA: `<device name>,<reserved>,<ID>,<ID report type>,...`: the iButton or RFID card the reader saw, in hex. */
+function driverId(msg: Gl200Message, a: Attributes): void {
+  const id = msg.fields[msg.body + 2];
+  if (id !== undefined && /^[0-9A-Fa-f]{1,64}$/.test(id) && /[1-9A-Fa-f]/.test(id)) a.driverUniqueId = id.toUpperCase();
 }
 
 /** GTBAA/GTBID: a BLE accessory. `<append mask hex4>,[name],<MAC>,[status],[voltage mV],...` */

@@ -30,6 +30,17 @@ describe('gl200 decoder', () => {
     expect(result.reports).toEqual([{ time: new Date('2019-02-08T12:48:49Z'), attributes: { type: 'PFA', alarm: 'powerOff' } }]);
   });
 
+  it('reads the driver key of GTIDA (iButton or RFID card) onto its fix', () => {
+    const result = gl200.decode(
+      text('+RESP:GTIDA,060228,862894020178276,,,01C68011010000C7,1,1,0,0.0,0,413.0,-63.169675,-17.776349,20160317222129,0736,0003,6AD4,32CF,00,34.9,,,,,20160317182130,1626$'),
+      newSession(),
+    );
+    expect(result.positions).toHaveLength(1);
+    expect(result.positions[0]!.attributes).toMatchObject({ type: 'IDA', driverUniqueId: '01C68011010000C7' });
+    const card = gl200.decode(text('+RESP:GTIDA,06020A,862170013895931,,,d2c4fbc5,1,1,1,0.8,0,22.2,117.198630,31.845229,20120802121626,0460,0000,5663,2BB9,00,0.0,,,,,20120802121627,008E$'), newSession());
+    expect(card.positions[0]!.attributes.driverUniqueId).toBe('D2C4FBC5');
+  });
+
   it('rejects text that is not a Queclink message', () => {
     expect(() => gl200.decode(text('+RESP:FRI,1,2$'), newSession())).toThrow(MalformedFrameError);
     expect(() => gl200.decode(text('+RESP:GTFRI,ZZ,123$'), newSession())).toThrow(MalformedFrameError);

@@ -32,6 +32,11 @@ const number = (name: string, scale = 1): IoMapping => ({ kind: NUMBER, name, sc
 const signedNumber = (name: string, scale = 1): IoMapping => ({ kind: SIGNED, name, scale, apply: undefined });
 const special = (apply: (into: Attributes, value: IoValue) => void): IoMapping => ({ kind: SPECIAL, name: '', scale: 1, apply });
 
+/** A driver key (iButton 78, RFID card 207; 8 bytes): the 16 hex digits printed on an iButton; 0 is no key. */
+const driverKey = special((into, v) => {
+  if (BigInt(v) !== 0n) into.driverUniqueId = BigInt(v).toString(16).toUpperCase().padStart(16, '0');
+});
+
 const MAPPINGS = new Map<number, IoMapping>([
   [1, flag('in1')],
   [2, flag('in2')],
@@ -50,10 +55,7 @@ const MAPPINGS = new Map<number, IoMapping>([
   [73, signedNumber('temp2', 0.1)],
   [74, signedNumber('temp3', 0.1)],
   [75, signedNumber('temp4', 0.1)],
-  [78, special((into, v) => {
-    // iButton key: shown as the 16 hex digits printed on the key.
-    if (BigInt(v) !== 0n) into.driverUniqueId = BigInt(v).toString(16).toUpperCase().padStart(16, '0');
-  })],
+  [78, driverKey], // iButton
   [113, number('batteryLevel')],
   [179, flag('out1')],
   [180, flag('out2')],
@@ -63,6 +65,7 @@ const MAPPINGS = new Map<number, IoMapping>([
   [200, number('sleepMode')],
   [205, number('cellId')],
   [206, number('lac')],
+  [207, driverKey], // RFID card
   [236, special((into, v) => {
     if (Number(v) === 1) into.alarm = 'general';
   })],

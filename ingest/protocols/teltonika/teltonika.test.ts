@@ -5,6 +5,7 @@ import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { newSession } from '../../protocol.ts';
 import { teltonika } from './teltonika.ts';
 import { encodeTeltonikaCommand } from './teltonika-encoder.ts';
+import { applyIo } from './teltonika-io.ts';
 
 const login = Buffer.from('000f333536333037303432343431303133', 'hex'); // IMEI 356307042441013
 // A real Codec 8 packet with one record (from the conformance corpus).
@@ -75,6 +76,19 @@ describe('Teltonika decoder', () => {
     expect(attributes.battery).toBeCloseTo(4.023, 9);
     expect(attributes.eyeTemp1).toBeCloseTo(-11.87, 9);
     expect(attributes.io10808).toBe(0);
+  });
+});
+
+describe('Teltonika driver keys', () => {
+  it('reads the iButton (IO 78) and the RFID card (IO 207) as 16 hex digits; a zero key is no key', () => {
+    for (const id of [78, 207]) {
+      const into: Parameters<typeof applyIo>[0] = {};
+      applyIo(into, id, 0x01c68011010000c7n, 8);
+      expect(into).toEqual({ driverUniqueId: '01C68011010000C7' });
+      const none: Parameters<typeof applyIo>[0] = {};
+      applyIo(none, id, 0n, 8);
+      expect(none).toEqual({});
+    }
   });
 });
 
