@@ -339,25 +339,41 @@ describe('GET /vehicles: keyset paging', () => {
     expect(fromOther.body.next_cursor).toBe((await list(key, `?limit=4&cursor=${first.body.next_cursor}`)).body.next_cursor);
   });
 
-  it('refuses a tampered cursor, one of another list, and one sent with other filters', async () => {
-    const { account, key } = await t.fixtures.tenant();
+  it('refuses a damaged or edited cursor, one of another list, user or mode, and one sent with other filters', async () => {
+    const { account, user, key } = await t.fixtures.tenant();
     for (let i = 0; i < 5; i++) await t.fixtures.device(account.id, { name: `Rig ${i}`, plates: 'QRO' });
     const cursor = (await list(key, '?limit=2')).body.next_cursor as string;
     const filteredCursor = (await list(key, '?limit=2&status=inactive&q=rig')).body.next_cursor as string;
-    const decoded = Buffer.from(cursor, 'base64url').toString();
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as string[];
+    expect(decoded[3]).toBe('Rig 1');
     const reencode = (text: string) => Buffer.from(text).toString('base64url');
+    const edited = (at: number, value: string) => reencode(JSON.stringify(decoded.map((v, i) => (i === at ? value : v))));
     const flipped = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
+    // A colleague's cursor, and one of the same user's test-mode list: other lists.
+    const colleague = await t.fixtures.user(account.id);
+    const colleagueKey = (await t.fixtures.key(colleague.id)).key;
+    await t.fixtures.device(account.id, { name: 'Rig shared', userIds: [user.id, colleague.id] });
+    await t.fixtures.device(account.id, { name: 'Rig shared 2', userIds: [colleague.id] });
+    const colleagueCursor = (await list(colleagueKey, '?limit=1')).body.next_cursor as string;
+    const testKey = (await t.fixtures.key(user.id, { mode: 'test' })).key;
+    for (let i = 0; i < 2; i++) await t.fixtures.device(account.id, { name: `Test rig ${i}`, mode: 'test', userIds: [user.id] });
+    const testCursor = (await list(testKey, '?limit=1')).body.next_cursor as string;
     const refused: Array<[string, RegExp]> = [
       [flipped, /cursor/],
+      // The position edited, structure kept: the checksum no longer holds.
+      [edited(3, 'Rig 0'), /cursor/],
+      [edited(4, '000000000000000'), /cursor/],
+      [edited(0, 'drivers'), /cursor/],
+      [colleagueCursor, /cursor is not one this list returned/],
+      [testCursor, /cursor is not one this list returned/],
       [cursor.slice(0, -3), /cursor/],
       ['not a cursor!', /cursor/],
       ['x'.repeat(5000), /cursor/],
       [encodeIdCursor('webhooks', '12'), /cursor/],
       [Buffer.from('e1:desc:99').toString('base64url'), /cursor/],
-      [reencode(decoded.replace('"vehicles"', '"drivers"')), /cursor/],
       [reencode(JSON.stringify(['vehicles', 'x', 'Rig 1', '35000000000000\u0000'])), /cursor/],
-      [reencode(JSON.stringify(['vehicles', 'x', '', '350'])), /cursor/],
-      [reencode(JSON.stringify(['vehicles', 'x', 'Rig', 1])), /cursor/],
+      [reencode(JSON.stringify([...decoded.slice(0, 5), 1])), /cursor/],
+      [reencode(JSON.stringify(decoded.slice(0, 5))), /cursor/],
       [reencode(JSON.stringify({ list: 'vehicles' })), /cursor/],
       [reencode('[]'), /cursor/],
       [filteredCursor, /other filters/],

@@ -5,7 +5,7 @@ import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
-import { decodeNameCursor, encodeNameCursor, filterTag } from '../pagination/name-cursor.ts';
+import { decodeNameCursor, encodeNameCursor, type CursorContext } from '../pagination/name-cursor.ts';
 import { commaList } from '../query/comma-list.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { VehicleDetailSchema, VehicleSchema, vehicleDetailView, vehicleView } from '../views/vehicle-view.ts';
@@ -90,7 +90,7 @@ const VehiclePage = z
 
 const LIST_DESCRIPTION = [
   'The vehicles the key\'s user may see, of the key\'s mode, ordered by name, then id (IMEI). `status` and `updated_at` are what GET /devices/status says at the same moment (`updated_at` is its lastReportUtc).',
-  'Keyset pages: a page starts after the last (name, id) of the one before, so paging while vehicles are added, renamed or deleted never returns one twice nor skips one that existed throughout under the same name (a vehicle renamed meanwhile is shown at its new place, which may be on a later page again). The cursor holds no server state: any API process continues it. A cursor from another list, tampered with, or sent with other `status` or `q` is refused with 400.',
+  'Keyset pages: a page starts after the last (name, id) of the one before, so paging while vehicles are added, renamed or deleted never returns one twice nor skips one that existed throughout under the same name (a vehicle renamed meanwhile is shown at its new place, which may be on a later page again). The cursor holds no server state: any API process continues it. A cursor damaged or edited, of another list or another user or mode, or sent with other `status` or `q` is refused with 400.',
 ].join('\n\n');
 
 const routes = {
@@ -162,10 +162,11 @@ export function vehicleRoutes({ db, config }: RouteDeps) {
     const query = c.req.valid('query');
     const statuses = statusFilter(query.status);
     const q = query.q === '' ? undefined : query.q;
-    const tag = filterTag({ status: statuses, q });
-    const after = query.cursor === undefined ? undefined : decodeNameCursor('vehicles', tag, query.cursor, (v) => IMEI.test(v));
+    const { scope } = c.get('principal');
+    const context: CursorContext = { owner: `${scope.userId}:${scope.mode}`, filters: { status: statuses, q } };
+    const after = query.cursor === undefined ? undefined : decodeNameCursor('vehicles', context, query.cursor, (v) => IMEI.test(v));
     const now = new Date();
-    const rows = await vehiclePage(db, c.get('principal').scope, {
+    const rows = await vehiclePage(db, scope, {
       after: after && { name: after.name, imei: after.id }, statuses, q, limit: query.limit, now, thresholds,
     });
     const page = rows.slice(0, query.limit);
@@ -174,7 +175,7 @@ export function vehicleRoutes({ db, config }: RouteDeps) {
     return c.json({
       data: page.map((row) => vehicleView(row, now, thresholds)),
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeNameCursor('vehicles', tag, { name: last.name, id: last.imei }) : null,
+      next_cursor: hasMore && last ? encodeNameCursor('vehicles', context, { name: last.name, id: last.imei }) : null,
     }, 200);
   });
 
