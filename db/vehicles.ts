@@ -53,7 +53,7 @@ export interface VehiclePageQuery {
  */
 export async function vehiclePage(db: Db, scope: AccessScope, page: VehiclePageQuery) {
   const status = statusSql(page.now, page.thresholds);
-  let query = visibleVehicles(db, scope).select([...RECORD_COLUMNS, status.as('status')]);
+  let query = visibleVehicles(db, scope).select(RECORD_COLUMNS);
   if (page.after) query = query.where(sql<SqlBool>`(d.name, d.imei) > (${page.after.name}, ${page.after.imei})`);
   if (page.statuses) query = page.statuses.length > 0 ? query.where(status, 'in', [...page.statuses]) : query.where(sql<SqlBool>`false`);
   if (page.q !== undefined) {

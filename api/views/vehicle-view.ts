@@ -42,7 +42,7 @@ export type VehicleView = z.infer<typeof VehicleSchema>;
 export type VehicleDetailView = z.infer<typeof VehicleDetailSchema>;
 
 /** The record of GET /vehicles; status and updated_at as GET /devices/status gives them at `now`. */
-export function vehicleView(row: Omit<VehicleRow, 'status'>, now: Date, thresholds: DeviceStatusThresholds): VehicleView {
+export function vehicleView(row: VehicleRow, now: Date, thresholds: DeviceStatusThresholds): VehicleView {
   const status = classifyDeviceStatus({ lastReportAt: row.last_report_at, speedKmh: row.speed_kmh, ignition: row.ignition }, now, thresholds);
   return {
     id: row.imei,
