@@ -19,6 +19,7 @@ import { eventRoutes } from './routes/events.ts';
 import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
+import { driverRoutes } from './routes/drivers.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -138,6 +139,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', travelRoutes(routeDeps));
   api.route('/', webhookRoutes(routeDeps));
   api.route('/', vehicleRoutes(routeDeps));
+  api.route('/', driverRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,
