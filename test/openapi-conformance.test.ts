@@ -327,6 +327,104 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 409, what: 'a vehicle with an In progress travel', request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}`, method: 'DELETE' }), shows: errorMatching(/active travel .*In progress/) },
     ],
   },
+  'GET /drivers': {
+    permission: 'drivers:read',
+    cases: [
+      {
+        status: 200,
+        what: 'a first page of two, with a cursor to the next',
+        request: () => ({ path: '/drivers?limit=2' }),
+        shows: (body) => expect(body).toMatchObject({ data: [expect.any(Object), expect.any(Object)], has_more: true, next_cursor: expect.any(String) }),
+      },
+      {
+        status: 200,
+        what: 'every driver: vehicle, since, source, phone and rating set and null',
+        request: () => ({ path: '/drivers?limit=500' }),
+        shows: (body) => {
+          expect(body).toMatchObject({ has_more: false, next_cursor: null });
+          for (const field of ['currentVehicle', 'assignedSince', 'assignmentSource', 'phone', 'rating']) {
+            expect(new Set(body.data.map((d: any) => d[field] === null)), field).toEqual(new Set([true, false]));
+          }
+        },
+      },
+      { status: 200, what: 'drivers whose name or key holds "scene-f"', request: () => ({ path: '/drivers?q=scene-f' }), shows: (body) => expect(body.data.map((d: any) => d.name)).toEqual(['Fay Scene']) },
+      { status: 400, what: 'a cursor of another list', request: () => ({ path: `/drivers?cursor=${Buffer.from('webhooks:1').toString('base64url')}` }), shows: errorMatching(/cursor/) },
+      { status: 400, what: 'a limit over 500', request: () => ({ path: '/drivers?limit=501' }) },
+    ],
+  },
+  'POST /drivers': {
+    permission: 'drivers:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a driver with a phone',
+        request: () => ({ path: '/drivers', method: 'POST', body: { name: 'New Driver', identifier: '0a1b2c3d4e5f6071', phone: '+52 55 9999 0000' } }),
+        shows: (body) => expect(body.data).toMatchObject({ identifier: '0A1B2C3D4E5F6071', currentVehicle: null, rating: null }),
+      },
+      { status: 400, what: 'an unknown field', request: () => ({ path: '/drivers', method: 'POST', body: { name: 'Odd', identifier: 'ODD-1', rating: 90 } }), shows: errorMatching(/rating/) },
+      { status: 409, what: 'a key another driver has', request: () => ({ path: '/drivers', method: 'POST', body: { name: 'Twin', identifier: 'scene-trip-key' } }), shows: errorMatching(/already exists/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/drivers', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/drivers', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /drivers/{id}': {
+    permission: 'drivers:read',
+    cases: [
+      { status: 200, what: 'a driver with a vehicle, history and a rating', request: (s) => ({ path: `/drivers/${s.drivers.assigned}` }), shows: (body) => expect(body.data.assignments[0].until).toBeNull() },
+      { status: 200, what: 'a driver with trips and no vehicle', request: (s) => ({ path: `/drivers/${s.drivers.rated}` }), shows: (body) => expect(body.data).toMatchObject({ currentVehicle: null, assignments: [], rating: expect.any(Number) }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/drivers/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/drivers/2147483647' }), shows: errorMatching(/Driver not found/) },
+    ],
+  },
+  'PATCH /drivers/{id}': {
+    permission: 'drivers:write',
+    cases: [
+      { status: 200, what: 'a new phone', request: (s) => ({ path: `/drivers/${s.drivers.free}`, method: 'PATCH', body: { phone: '+52 55 0000 0002' } }), shows: (body) => expect(body.data.phone).toBe('+52 55 0000 0002') },
+      { status: 400, what: 'a key over 64 characters', request: (s) => ({ path: `/drivers/${s.drivers.free}`, method: 'PATCH', body: { identifier: 'K'.repeat(65) } }), shows: errorMatching(/identifier/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/drivers/2147483647', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 409, what: 'another driver\'s key', request: (s) => ({ path: `/drivers/${s.drivers.free}`, method: 'PATCH', body: { identifier: 'SCENE-TRIP-KEY' } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/drivers/${s.drivers.free}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/drivers/${s.drivers.free}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /drivers/{id}': {
+    permission: 'drivers:write',
+    cases: [
+      { status: 200, what: 'a driver', request: (s) => ({ path: `/drivers/${s.drivers.toDelete}`, method: 'DELETE' }), shows: (body) => expect(body.data.deleted).toBe(true) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/drivers/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/drivers/2147483647', method: 'DELETE' }) },
+    ],
+  },
+  'POST /drivers/{id}/assignment': {
+    permission: 'drivers:write',
+    cases: [
+      {
+        status: 200,
+        what: 'a free driver to a vehicle, from now',
+        request: (s) => ({ path: `/drivers/${s.drivers.free}/assignment`, method: 'POST', body: { vehicleId: s.devices.spare.imei } }),
+        shows: (body) => expect(body.data).toMatchObject({ currentVehicle: { name: 'Spare truck' }, assignmentSource: 'manual' }),
+      },
+      { status: 400, what: 'a since in the future', request: (s) => ({ path: `/drivers/${s.drivers.rated}/assignment`, method: 'POST', body: { vehicleId: s.devices.route.imei, since: '2099-01-01T00:00' } }), shows: errorMatching(/future/) },
+      { status: 404, what: 'an unknown vehicle', request: (s) => ({ path: `/drivers/${s.drivers.rated}/assignment`, method: 'POST', body: { vehicleId: '000000000000000' } }), shows: errorMatching(/Vehicle not found/) },
+      {
+        status: 409,
+        what: 'a since before the driver\'s current assignment began',
+        request: (s) => ({ path: `/drivers/${s.drivers.assigned}/assignment`, method: 'POST', body: { vehicleId: s.devices.route.imei, since: new Date(Date.now() - 86_400_000).toISOString() } }),
+        shows: errorMatching(/history is not rewritten/),
+      },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/drivers/${s.drivers.rated}/assignment`, method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/drivers/${s.drivers.rated}/assignment`, method: 'POST', body: 'vehicleId=1', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /drivers/{id}/assignment': {
+    permission: 'drivers:write',
+    cases: [
+      { status: 200, what: 'an assigned driver', request: (s) => ({ path: `/drivers/${s.drivers.toUnassign}/assignment`, method: 'DELETE' }), shows: (body) => expect(body.data.currentVehicle).toBeNull() },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/drivers/abc/assignment', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/drivers/2147483647/assignment', method: 'DELETE' }) },
+      { status: 409, what: 'a driver without a vehicle', request: (s) => ({ path: `/drivers/${s.drivers.rated}/assignment`, method: 'DELETE' }), shows: errorMatching(/no current vehicle/) },
+    ],
+  },
   'GET /events': {
     permission: 'events:read',
     cases: [

@@ -17,6 +17,8 @@ export interface ConformanceScene {
   deliveries: { failed: string; succeeded: string };
   /** IMEIs: a vehicle with every detail field set (driver, unknown driver key, protocol, limit), one to delete. */
   vehicles: { detailed: string; toDelete: string };
+  /** Driver ids: with trips (a rating), assigned (to the detailed vehicle), free, assigned to unassign, one to delete. */
+  drivers: { rated: number; assigned: number; free: number; toUnassign: number; toDelete: number };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -142,5 +144,16 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const toDeleteImei = `36${String(account.id).padStart(13, '0')}`;
   await vehicle(toDeleteImei, 'Scrap truck');
 
-  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei } };
+  // Drivers besides the two above: one free with a phone, one assigned to unassign, one to delete.
+  const newDriver = async (name: string, identifier: string, phone: string | null = null) =>
+    (await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name, identifier, phone }).returning('id').executeTakeFirstOrThrow()).id;
+  const drivers = {
+    rated: sceneDriver.id, assigned: vehicleDriver.id,
+    free: await newDriver('Fay Scene', 'SCENE-FREE-KEY', '+52 55 0000 0001'),
+    toUnassign: await newDriver('Uma Scene', 'SCENE-UNASSIGN-KEY'),
+    toDelete: await newDriver('Del Scene', 'SCENE-DELETE-KEY'),
+  };
+  await db.insertInto('driver_assignments').values({ driver_id: drivers.toUnassign, device_id: devices.bare.id, since: new Date(now - 7_200_000), until: null, source: 'telemetry' }).execute();
+
+  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
