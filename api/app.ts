@@ -27,6 +27,7 @@ import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
+import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', travelRoutes(routeDeps));
   api.route('/', webhookRoutes(routeDeps));
   api.route('/', vehicleRoutes(routeDeps));
+  api.route('/', vehiclePositionRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({

@@ -90,3 +90,13 @@ export function simplifyTrack(lat: ArrayLike<number>, lng: ArrayLike<number>, to
   for (let i = 0, k = 0; i < n; i++) if (keep[i]) indices[k++] = i;
   return indices;
 }
+
+/**
+ * The fixes a simplified track keeps: the valid ones only (an invalid fix repeats a stale or empty
+ * position, which is no point of the track), thinned to `toleranceM`, the first and last valid fix kept.
+ */
+export function simplifyFixes<T extends { valid: boolean; latitude: number; longitude: number }>(fixes: T[], toleranceM: number): T[] {
+  const valid = fixes.filter((f) => f.valid);
+  const kept = simplifyTrack(valid.map((f) => f.latitude), valid.map((f) => f.longitude), toleranceM);
+  return Array.from(kept, (i) => valid[i]!);
+}

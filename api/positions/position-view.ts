@@ -1,0 +1,67 @@
+import { z } from '@hono/zod-openapi';
+import type { PositionRow } from '../../db/position-history.ts';
+import { isoInZone } from '../time/zoned-time.ts';
+
+/** The fields every format shows of a fix, after its time and coordinates. */
+const measured = {
+  speedKmh: z.number().nullable().openapi({ example: 42.5 }),
+  heading: z.number().nullable().openapi({ description: 'Degrees clockwise from north', example: 90 }),
+  altitude: z.number().nullable().openapi({ description: 'Metres above sea level', example: 2240 }),
+  satellites: z.number().int().nullable().openapi({ example: 11 }),
+  ignition: z.boolean().nullable(),
+  odometerKm: z.number().nullable().openapi({ description: "The tracker's total odometer (attributes.odometer / 1000); null when it sends none", example: 12345.678 }),
+  valid: z.boolean().openapi({ description: 'Whether the tracker had a GPS fix; an invalid fix repeats a stale or empty position' }),
+  attributes: z.record(z.string(), z.unknown()).openapi({ description: 'Everything else the tracker reported with the fix, as decoded', example: { odometer: 12345678, rssi: 23 } }),
+};
+
+export const PositionSchema = z
+  .object({
+    fixTime: z.string().openapi({ format: 'date-time', description: "The tracker's time of the fix, ISO 8601 to the second with the user's timezone offset", example: '2024-05-01T08:30:05-06:00' }),
+    lat: z.number().openapi({ example: 19.4326 }),
+    lng: z.number().openapi({ example: -99.1332 }),
+    ...measured,
+  })
+  .openapi('Position');
+
+export const PositionPageSchema = z
+  .object({
+    data: z.array(PositionSchema),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().openapi({ description: 'Pass as cursor for the next page; null when has_more is false' }),
+  })
+  .openapi('PositionPage');
+
+/** The properties a GeoJSON Point carries: the fix without its coordinates, its time in UTC. */
+export const PositionPropertiesSchema = z
+  .object({
+    kind: z.literal('fix'),
+    fixTime: z.string().openapi({ format: 'date-time', description: 'ISO 8601 UTC, to the millisecond', example: '2024-05-01T14:30:05.000Z' }),
+    ...measured,
+  })
+  .openapi('PositionProperties');
+
+export type Position = z.infer<typeof PositionSchema>;
+export type PositionProperties = z.infer<typeof PositionPropertiesSchema>;
+
+const odometerKm = (r: PositionRow) => (r.odometer_m === null ? null : r.odometer_m / 1000);
+
+function measuredView(r: PositionRow) {
+  return {
+    speedKmh: r.speed_kmh,
+    heading: r.heading,
+    altitude: r.altitude,
+    satellites: r.satellites,
+    ignition: r.ignition,
+    odometerKm: odometerKm(r),
+    valid: r.valid,
+    attributes: JSON.parse(r.attributes) as Record<string, unknown>,
+  };
+}
+
+export function positionView(r: PositionRow, timeZone: string): Position {
+  return { fixTime: isoInZone(r.fix_time, timeZone), lat: r.latitude, lng: r.longitude, ...measuredView(r) };
+}
+
+export function positionProperties(r: PositionRow): PositionProperties {
+  return { kind: 'fix', fixTime: r.fix_time.toISOString(), ...measuredView(r) };
+}
