@@ -82,7 +82,14 @@ export default async function apiBench(args: string[]): Promise<void> {
     log(`building the fleet: ${vehicles} vehicles x ${days} days of fixes`);
     const fleet = await buildFleetDataset(handle, vehicles, days, log);
     log(`  ${fleet.fixes.toLocaleString('en')} fixes stored in ${fleet.storeS.toFixed(1)} s; segmented into ${fleet.trips.toLocaleString('en')} trips in ${fleet.segmentS.toFixed(1)} s (${Math.round(fleet.fixes / fleet.segmentS).toLocaleString('en')} fixes/s)`);
+    // A cursor from the middle of the list: keyset pages cost the same wherever they start.
+    const firstPage = await fetch(`${base}/vehicles?limit=500`, { headers: { Authorization: `Bearer ${fleet.key}` } });
+    const middle = ((await firstPage.json()) as { next_cursor: string | null }).next_cursor;
     const fleetEndpoints = [
+      [`GET /vehicles (first page of 50, ${vehicles} vehicles)`, `${base}/vehicles`],
+      [`GET /vehicles?limit=500`, `${base}/vehicles?limit=500`],
+      [`GET /vehicles (page of 50 after 500)`, middle ? `${base}/vehicles?cursor=${middle}` : `${base}/vehicles`],
+      [`GET /vehicles?status=moving&q=fleet 00`, `${base}/vehicles?status=moving&q=fleet%2000`],
       [`GET /reports/trips (1 vehicle, ${days} days)`, `${base}/reports/trips?from=${fleet.firstDay}&to=${fleet.lastDay}&deviceIds=${fleet.imeis[0]}`],
       [`GET /reports/trips (${vehicles} vehicles, 1 day, all sections)`, `${base}/reports/trips?from=${fleet.lastDay}&to=${fleet.lastDay}`],
       [`GET /reports/trips (${vehicles} vehicles, ${days} days, summary)`, `${base}/reports/trips?from=${fleet.firstDay}&to=${fleet.lastDay}&include=summary`],
