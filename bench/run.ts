@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),
   pipeline: () => import('./pipeline.ts'),
+  positions: () => import('./position-export.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);
