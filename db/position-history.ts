@@ -18,9 +18,10 @@ export interface PositionRow {
   heading: number | null;
   satellites: number | null;
   ignition: boolean | null;
-  /** `attributes.odometer` when it is a number: metres, as decoders store it. */
-  odometer_m: number | null;
-  /** The attributes as JSON text: a CSV writes it as it is, JSON answers parse it. */
+  /**
+   * The attributes as JSON text: a CSV writes it as it is, JSON answers parse it. The odometer is read
+   * from it in JavaScript: extracting it in SQL cost the embedded database a third more per row.
+   */
   attributes: string;
 }
 
@@ -31,16 +32,20 @@ export interface TrackPoint {
 }
 
 const ROW_COLUMNS = sql`
-  p.fix_time, p.valid, p.latitude, p.longitude, p.altitude, p.speed_kmh, p.heading, p.satellites, p.ignition,
-  CASE WHEN jsonb_typeof(p.attributes->'odometer') = 'number' THEN (p.attributes->>'odometer')::float8 END AS odometer_m,
-  p.attributes::text AS attributes`;
+  p.fix_time, p.valid, p.latitude, p.longitude, p.altitude, p.speed_kmh, p.heading, p.satellites, p.ignition, p.attributes::text AS attributes`;
 
 /**
- * Where a keyset page starts: at `from`, or strictly after the last fix of the previous page. Two SQL
- * texts rather than `(after IS NULL OR fix_time > after)`, which a generic plan cannot use as an index
- * bound: every later page would scan the range again from its start.
+ * The range as row comparisons on the primary key (device_id, fix_time), starting at `from` or
+ * strictly after the last fix of the previous page. Written as `device_id = ? AND fix_time >= ?`, a
+ * table never analyzed (the embedded database runs no autovacuum) is estimated at a handful of rows:
+ * the planner then reads the whole rest of the range by bitmap and sorts it for every page, 1.3 s for
+ * 100,000 fixes in 20 pages on PGlite. Row comparisons are estimated wider, so the plan is the
+ * ordered index scan that stops at the limit: 0.44 s for the same pages. Two SQL texts rather than
+ * `(after IS NULL OR ...)`, which a generic plan cannot use as an index bound.
  */
-const lowerBound = (range: PositionRange, after: Date | undefined) => (after ? sql`p.fix_time > ${after}` : sql`p.fix_time >= ${range.from}`);
+const inRange = (range: PositionRange, after: Date | undefined) =>
+  sql`${after ? sql`(p.device_id, p.fix_time) > (${range.deviceId}, ${after})` : sql`(p.device_id, p.fix_time) >= (${range.deviceId}, ${range.from})`}
+    AND (p.device_id, p.fix_time) <= (${range.deviceId}, ${range.to})`;
 
 /**
  * Up to `limit` fixes of the range after `after` (or from its start), in fix-time order. The primary
@@ -51,8 +56,8 @@ export async function positionsAfter(db: Db, range: PositionRange, after: Date |
   const { rows } = await sql<PositionRow>`
     SELECT ${ROW_COLUMNS}
     FROM positions p
-    WHERE p.device_id = ${range.deviceId} AND ${lowerBound(range, after)} AND p.fix_time <= ${range.to}
-    ORDER BY p.fix_time
+    WHERE ${inRange(range, after)}
+    ORDER BY p.device_id, p.fix_time
     LIMIT ${limit}
   `.execute(db);
   return rows;
@@ -63,8 +68,8 @@ export async function validTrackAfter(db: Db, range: PositionRange, after: Date 
   const { rows } = await sql<TrackPoint>`
     SELECT p.fix_time, p.latitude, p.longitude
     FROM positions p
-    WHERE p.device_id = ${range.deviceId} AND ${lowerBound(range, after)} AND p.fix_time <= ${range.to} AND p.valid
-    ORDER BY p.fix_time
+    WHERE ${inRange(range, after)} AND p.valid
+    ORDER BY p.device_id, p.fix_time
     LIMIT ${limit}
   `.execute(db);
   return rows;

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { positionsAfter, type PositionRange, type PositionRow } from '../../db/position-history.ts';
 import { isoInZone } from '../time/zoned-time.ts';
+import { odometerKm } from './position-view.ts';
 
 /** RFC 4180: one header row, CRLF line ends, fields holding a comma, quote, CR or LF quoted with quotes doubled. */
 export const POSITION_CSV_COLUMNS = [
@@ -15,11 +16,14 @@ export function csvField(text: string): string {
 
 const value = (v: number | boolean | null) => (v === null ? '' : String(v));
 
+/** Parses the attributes only when they can hold an odometer. */
+const odometerOf = (attributes: string) => (attributes.includes('"odometer"') ? odometerKm(JSON.parse(attributes) as Record<string, unknown>) : null);
+
 /** One fix as a CSV line: times in UTC and in the user's zone, null as an empty field, attributes as JSON. */
 export function positionCsvLine(r: PositionRow, timeZone: string): string {
   return (
     `${r.fix_time.toISOString()},${isoInZone(r.fix_time, timeZone)},${r.latitude},${r.longitude},${value(r.speed_kmh)},${value(r.heading)},` +
-    `${value(r.altitude)},${value(r.satellites)},${value(r.ignition)},${value(r.odometer_m === null ? null : r.odometer_m / 1000)},${r.valid},` +
+    `${value(r.altitude)},${value(r.satellites)},${value(r.ignition)},${value(odometerOf(r.attributes))},${r.valid},` +
     `${csvField(r.attributes)}\r\n`
   );
 }

@@ -43,18 +43,20 @@ export const PositionPropertiesSchema = z
 export type Position = z.infer<typeof PositionSchema>;
 export type PositionProperties = z.infer<typeof PositionPropertiesSchema>;
 
-const odometerKm = (r: PositionRow) => (r.odometer_m === null ? null : r.odometer_m / 1000);
+/** Decoders store the odometer in metres as `attributes.odometer`; anything but a number is no reading. */
+export const odometerKm = (attributes: Record<string, unknown>) => (typeof attributes.odometer === 'number' ? attributes.odometer / 1000 : null);
 
 function measuredView(r: PositionRow) {
+  const attributes = JSON.parse(r.attributes) as Record<string, unknown>;
   return {
     speedKmh: r.speed_kmh,
     heading: r.heading,
     altitude: r.altitude,
     satellites: r.satellites,
     ignition: r.ignition,
-    odometerKm: odometerKm(r),
+    odometerKm: odometerKm(attributes),
     valid: r.valid,
-    attributes: JSON.parse(r.attributes) as Record<string, unknown>,
+    attributes,
   };
 }
 
