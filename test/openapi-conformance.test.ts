@@ -157,6 +157,41 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 404, what: 'an unknown geofence', request: () => ({ path: '/reports/geofences?from=2024-05-01&to=2024-05-01&geofenceIds=999999999' }) },
     ],
   },
+  'GET /vehicles/{id}/positions': {
+    permission: 'vehicles:read',
+    cases: [
+      {
+        status: 200,
+        what: 'the last 24 hours as JSON: a fix with every field, a bare one, an invalid one',
+        request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions` }),
+        shows: (body) => {
+          expect(body.data.map((p: any) => [p.valid, p.odometerKm, p.speedKmh])).toEqual([[true, 12345.67, 42.4], [true, null, null], [false, null, null]]);
+          expect(body).toMatchObject({ has_more: false, next_cursor: null });
+        },
+      },
+      {
+        status: 200,
+        what: 'a page with more after it',
+        request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions?limit=1&simplify=5` }),
+        shows: (body) => expect([body.data.length, body.has_more, typeof body.next_cursor]).toEqual([1, true, 'string']),
+      },
+      {
+        status: 200,
+        what: 'GeoJSON: the track and three points',
+        request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions?format=geojson` }),
+        shows: (body) => expect(body.features.map((f: any) => f.geometry.type)).toEqual(['LineString', 'Point', 'Point', 'Point']),
+      },
+      {
+        status: 200,
+        what: 'CSV: the header and three rows',
+        request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions?format=csv` }),
+        shows: (body) => expect(body.split('\r\n')).toHaveLength(5),
+      },
+      { status: 400, what: 'a range over 31 days', request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions?from=2024-05-01&to=2024-06-15` }), shows: errorMatching(/31 days/) },
+      { status: 400, what: 'a tampered cursor', request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}/positions?cursor=cDE6MTox` }), shows: errorMatching(/cursor/) },
+      { status: 404, what: 'an unknown vehicle', request: () => ({ path: '/vehicles/000000000000000/positions' }), shows: errorMatching(/Vehicle not found or no access/) },
+    ],
+  },
   'GET /reports/trips': {
     permission: 'reports:read',
     cases: [

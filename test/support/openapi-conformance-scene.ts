@@ -109,6 +109,14 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   });
   await db.insertInto('stops').values([stop(130, 30, 30), stop(240, null, 200)]).execute();
 
+  // The reporting truck's history in the last hours: a fix with every field, a bare one, an invalid one.
+  const fixAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+  await db.insertInto('positions').values([
+    { device_id: devices.reporting.id, fix_time: fixAgo(30), valid: true, latitude: 19.43, longitude: -99.13, altitude: 2240, speed_kmh: 42.4, heading: 90, satellites: 11, ignition: true, attributes: JSON.stringify({ odometer: 12_345_670, rssi: 23 }) },
+    { device_id: devices.reporting.id, fix_time: fixAgo(20), valid: true, latitude: 19.44, longitude: -99.14, altitude: null, speed_kmh: null, heading: null, satellites: null, ignition: null, attributes: '{}' },
+    { device_id: devices.reporting.id, fix_time: fixAgo(10), valid: false, latitude: 0, longitude: 0, altitude: null, speed_kmh: null, heading: null, satellites: null, ignition: null, attributes: '{}' },
+  ]).execute();
+
   // Webhooks pointing at a port nothing listens on: nothing is delivered during the run (no worker runs).
   const receiver = 'http://127.0.0.1:9/hooks';
   const hook = async (events: string[]) => {
