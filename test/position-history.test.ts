@@ -232,6 +232,11 @@ describe('pages', () => {
     // A cursor whose position lies outside its own range is no cursor this API made.
     const outside = encodePositionCursor({ deviceId: truck.id, from: new Date(1000), to: new Date(2000), after: new Date(3000) });
     expect((await positions(`?cursor=${outside}`)).status).toBe(400);
+    // Nor is one whose range is longer than a request may ask for.
+    const long = encodePositionCursor({ deviceId: truck.id, from: new Date(0), to: new Date(32 * 86_400_000), after: new Date(1000) });
+    expect((await positions(`?cursor=${long}`)).status).toBe(400);
+    const fine = encodePositionCursor({ deviceId: truck.id, from: new Date(0), to: new Date(31 * 86_400_000), after: new Date(1000) });
+    expect((await positions(`?cursor=${fine}`)).status).toBe(200);
   });
 });
 

@@ -20,13 +20,17 @@ export function encodePositionCursor(c: PositionCursor): string {
 
 const REFUSED = 'cursor is not one this list returned; start again without it';
 
-/** The cursor of `deviceId`'s pages, refused with 400 when tampered with or made for another vehicle. */
-export function decodePositionCursor(cursor: string, deviceId: number): PositionCursor {
+/**
+ * The cursor of `deviceId`'s pages, refused with 400 when tampered with (its position outside its
+ * range, or a range longer than `maxSpanMs`) or made for another vehicle.
+ */
+export function decodePositionCursor(cursor: string, deviceId: number, maxSpanMs: number): PositionCursor {
   const text = /^[A-Za-z0-9_-]{1,120}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  // At most 15 digits: every such millisecond count is a valid date.
   const m = /^p1:(\d{1,10}):(\d{1,15}):(\d{1,15}):(\d{1,15})$/.exec(text);
   if (!m) throw new ApiError(400, REFUSED);
   const [from, to, after] = [m[2], m[3], m[4]].map((ms) => new Date(Number(ms)));
   if (Number(m[1]) !== deviceId) throw new ApiError(400, 'cursor was made for another vehicle; start again without it');
-  if (!(from! <= after! && after! <= to!) || Number.isNaN(to!.getTime())) throw new ApiError(400, REFUSED);
+  if (!(from! <= after! && after! <= to!) || to!.getTime() - from!.getTime() > maxSpanMs) throw new ApiError(400, REFUSED);
   return { deviceId, from: from!, to: to!, after: after! };
 }

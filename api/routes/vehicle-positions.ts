@@ -109,7 +109,7 @@ export function vehiclePositionRoutes({ db, log }: RouteDeps) {
     const requested = requestedRange(query.from, query.to, timezone);
     const [device] = await visibleDevicesByImei(db, scope, [imei]);
     if (!device) throw new ApiError(404, NOT_FOUND);
-    const cursor = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, device.id);
+    const cursor = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, device.id, MAX_RANGE_DAYS * 86_400_000);
     const range = positionRange(device.id, requested, cursor);
 
     if (query.format === 'geojson') {
