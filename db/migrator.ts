@@ -8,6 +8,7 @@ import * as eventLog from './migrations/0006-event-log.ts';
 import * as webhooks from './migrations/0007-webhooks.ts';
 import * as eventProducers from './migrations/0008-event-producers.ts';
 import * as fleetData from './migrations/0009-fleet-data.ts';
+import * as commands from './migrations/0010-commands.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-webhooks': webhooks,
   '0008-event-producers': eventProducers,
   '0009-fleet-data': fleetData,
+  '0010-commands': commands,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -390,7 +390,32 @@ export interface StopsTable {
   engine_idle_s: number;
 }
 
+export type CommandStatus = 'queued' | 'sent' | 'acknowledged' | 'failed' | 'expired' | 'cancelled';
+
+/** A remote command and its state (db/commands.ts). */
+export interface CommandsTable {
+  id: ColumnType<number, never, never>;
+  account_id: number;
+  device_id: number;
+  api_key_id: number | null;
+  user_id: number | null;
+  type: string;
+  params: ColumnType<Record<string, unknown>, string | undefined, string>;
+  text: string | null;
+  status: ColumnType<CommandStatus, CommandStatus | undefined, CommandStatus>;
+  status_reason: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  idempotency_key: string | null;
+  response: string | null;
+  created_at: CreatedAt;
+  sent_at: Timestamp | null;
+  acknowledged_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  expires_at: Timestamp;
+}
+
 export interface Database {
+  commands: CommandsTable;
   drivers: DriversTable;
   driver_assignments: DriverAssignmentsTable;
   trips: TripsTable;
