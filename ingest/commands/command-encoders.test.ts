@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { TRACKER_PROTOCOLS } from '../protocol-catalog.ts';
+import { COMMAND_TYPES } from './command-catalog.ts';
+import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
+
+describe('command encoders', () => {
+  it('exist for every TCP tracker protocol, each able to cut and restore the engine and send custom text', () => {
+    for (const { protocol } of TRACKER_PROTOCOLS) {
+      const encoder = COMMAND_ENCODERS.get(protocol.name);
+      expect(encoder, protocol.name).toBeDefined();
+      for (const type of ['engine_stop', 'engine_resume', 'custom'] as const) expect(encoder!.types, `${protocol.name} ${type}`).toContain(type);
+      for (const type of encoder!.types) expect(COMMAND_TYPES).toContain(type);
+    }
+  });
+
+  it('names the protocol and what it can do when a type cannot be expressed', () => {
+    expect(unsupportedReason('teltonika', 'engine_stop')).toBeUndefined();
+    expect(unsupportedReason('gt06', 'take_photo')).toBe('the gt06 protocol cannot express take_photo (it can: engine_stop, engine_resume, custom)');
+    expect(unsupportedReason('osmand', 'engine_stop')).toBe('the osmand protocol takes no commands');
+    expect(unsupportedReason(null, 'engine_stop')).toMatch(/no protocol yet/);
+  });
+});
