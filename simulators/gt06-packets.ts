@@ -2,7 +2,7 @@ import { crc16X25 } from '../ingest/codec/crc16.ts';
 import type { SimulatedFix } from './teltonika-packets.ts';
 
 /** A GT06 frame: 0x7878, length, type, body, serial, CRC-ITU over length..serial, CR LF. */
-function gt06Frame(type: number, body: Uint8Array, serial: number): Uint8Array {
+export function gt06Frame(type: number, body: Uint8Array, serial: number): Uint8Array {
   const length = 1 + body.length + 2 + 2;
   const frame = Buffer.alloc(2 + 1 + length + 2);
   frame[0] = 0x78;

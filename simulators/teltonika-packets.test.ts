@@ -23,4 +23,13 @@ describe('simulated Teltonika packets', () => {
     });
     expect(decoded.positions[1]).toMatchObject({ valid: false, latitude: -33.9, longitude: 151.2, attributes: { ignition: false, motion: false } });
   });
+
+  it('carries an iButton key as IO 78, which decodes to the driver identifier', () => {
+    const session = newSession();
+    teltonika.decode(teltonikaLogin('356307042441013'), session);
+    const time = new Date('2024-05-01T14:30:00Z');
+    const packet = teltonikaCodec8([{ time, latitude: 19.4, longitude: -99.1, speedKmh: 0, heading: 0, satellites: 9, ignition: true, iButton: 0x01c68011010000c7n }]);
+    const decoded = teltonika.decode(packet, session);
+    expect(decoded.positions[0]!.attributes).toMatchObject({ driverUniqueId: '01C68011010000C7', ignition: true });
+  });
 });

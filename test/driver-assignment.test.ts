@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crc16Ibm, crc16X25 } from '../ingest/codec/crc16.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
 import { fixtures } from './support/fixtures.ts';
+import { gt06Frame, gt06Login } from '../simulators/gt06-packets.ts';
 import { rawTracker, type RawTracker } from './support/raw-tracker.ts';
+import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Drivers assigned from the keys trackers read, end to end: Teltonika frames with an iButton (IO 78)
@@ -55,94 +55,6 @@ async function registerDriver(name: string, identifier: string) {
   return res.body.data as { id: number; name: string; identifier: string };
 }
 
-interface KeyedFix {
-  time: Date;
-  lat: number;
-  lng: number;
-  speedKmh: number;
-  /** Teltonika IO 78 (iButton), 8 bytes. */
-  iButton?: bigint;
-}
-
-/** A Codec 8 AVL packet as an FMB tracker with an iButton reader sends it: ignition (239), movement (240), iButton (78). */
-function teltonikaPacket(fixes: KeyedFix[]): Buffer {
-  const records = fixes.map((f) => {
-    const r = Buffer.alloc(64);
-    let at = 0;
-    r.writeBigUInt64BE(BigInt(f.time.getTime()), at); at += 8;
-    r[at++] = 0; // priority
-    r.writeInt32BE(Math.round(f.lng * 1e7), at); at += 4;
-    r.writeInt32BE(Math.round(f.lat * 1e7), at); at += 4;
-    r.writeInt16BE(2240, at); at += 2;
-    r.writeUInt16BE(0, at); at += 2; // heading: north
-    r[at++] = 9; // satellites
-    r.writeUInt16BE(f.speedKmh, at); at += 2;
-    r[at++] = f.iButton === undefined ? 0 : 78; // event IO
-    r[at++] = f.iButton === undefined ? 2 : 3; // IO elements in all
-    r[at++] = 2; // one-byte values
-    r[at++] = 239; r[at++] = 1; // ignition on
-    r[at++] = 240; r[at++] = f.speedKmh > 0 ? 1 : 0;
-    r[at++] = 0; // two-byte values
-    r[at++] = 0; // four-byte values
-    if (f.iButton === undefined) r[at++] = 0;
-    else {
-      r[at++] = 1; // eight-byte values
-      r[at++] = 78; r.writeBigUInt64BE(f.iButton, at); at += 8;
-    }
-    return r.subarray(0, at);
-  });
-  const data = Buffer.concat([Buffer.from([0x08, fixes.length]), ...records, Buffer.from([fixes.length])]);
-  const packet = Buffer.alloc(8 + data.length + 4);
-  packet.writeUInt32BE(data.length, 4);
-  data.copy(packet, 8);
-  packet.writeUInt32BE(crc16Ibm(data), 8 + data.length);
-  return packet;
-}
-
-/** A Teltonika tracker on a real socket: each packet resolves once the server acknowledged its records. */
-async function teltonikaTracker(imei: string) {
-  const socket: Socket = connect(harness.ports.teltonika!, '127.0.0.1');
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  let received = Buffer.alloc(0);
-  socket.on('data', (chunk) => (received = Buffer.concat([received, chunk])));
-  const take = async (n: number) => {
-    const deadline = Date.now() + 10_000;
-    while (received.length < n) {
-      if (Date.now() > deadline) throw new Error('no answer from the server');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const out = received.subarray(0, n);
-    received = received.subarray(n);
-    return out;
-  };
-  const login = Buffer.alloc(2 + imei.length);
-  login.writeUInt16BE(imei.length, 0);
-  login.write(imei, 2, 'latin1');
-  socket.write(login);
-  expect((await take(1))[0]).toBe(1);
-  return {
-    async send(fixes: KeyedFix[]) {
-      socket.write(teltonikaPacket(fixes));
-      expect((await take(4)).readUInt32BE(0)).toBe(fixes.length);
-    },
-    close: () => socket.destroy(),
-  };
-}
-
-function gt06Frame(type: number, body: Buffer, serial: number): Buffer {
-  const frame = Buffer.alloc(10 + body.length);
-  frame[0] = 0x78;
-  frame[1] = 0x78;
-  frame[2] = 1 + body.length + 4;
-  frame[3] = type;
-  body.copy(frame, 4);
-  frame.writeUInt16BE(serial, 4 + body.length);
-  frame.writeUInt16BE(crc16X25(frame, 2, 6 + body.length), 6 + body.length);
-  frame[8 + body.length] = 0x0d;
-  frame[9 + body.length] = 0x0a;
-  return frame;
-}
-
 /** GT06 0x17 as Concox firmwares with a driver-tag reader send it: fix, cell, then the 8-byte tag. */
 function gt06DriverFix(f: { time: Date; lat: number; lng: number; speedKmh: number; tag: string }, serial: number): Buffer {
   const body = Buffer.alloc(34);
@@ -159,7 +71,7 @@ function gt06DriverFix(f: { time: Date; lat: number; lng: number; speedKmh: numb
   body.writeUInt16BE(0x1234, at); at += 2; // LAC
   body.writeUIntBE(0x00abcd, at, 3); at += 3; // cell id
   Buffer.from(f.tag, 'hex').copy(body, at);
-  return gt06Frame(0x17, body, serial);
+  return Buffer.from(gt06Frame(0x17, body, serial));
 }
 
 const evaluatedThrough = (deviceId: number, time: Date) =>
@@ -184,7 +96,7 @@ describe('drivers from the keys trackers read', () => {
   const base = Math.floor((Date.now() - 3 * 3_600_000) / 1000) * 1000;
   const at = (s: number) => new Date(base + s * 1000);
   /** Truck fixes every 30 s driving north at 40 km/h (333 m per fix). */
-  const drive = (i: number, iButton?: bigint): KeyedFix => ({ time: at(30 * i), lat: 19.3 + i * 0.003, lng: -99.2, speedKmh: i === 0 ? 0 : 40, iButton });
+  const drive = (i: number, iButton?: bigint) => ({ time: at(30 * i), latitude: 19.3 + i * 0.003, longitude: -99.2, heading: 0, speedKmh: i === 0 ? 0 : 40, iButton });
   let truck: { id: number; imei: string };
   let van: { id: number; imei: string };
   let ana: Awaited<ReturnType<typeof registerDriver>>;
@@ -204,9 +116,9 @@ describe('drivers from the keys trackers read', () => {
   afterAll(() => gt06?.end());
 
   it('assigns Ana from the Teltonika fix with her iButton (IO 78), then Ben from his, across two packets; the trip records Ana', async () => {
-    const tracker = await teltonikaTracker(truck.imei);
-    await tracker.send([drive(0), drive(1, ANA_KEY), drive(2), drive(3), drive(4), drive(5)]);
-    await tracker.send([drive(6), drive(7), drive(8), drive(9), drive(10, BEN_KEY), drive(11)]);
+    const tracker = await scriptedTracker(harness.ports.teltonika!, truck.imei);
+    await tracker.reportAll([drive(0), drive(1, ANA_KEY), drive(2), drive(3), drive(4), drive(5)]);
+    await tracker.reportAll([drive(6), drive(7), drive(8), drive(9), drive(10, BEN_KEY), drive(11)]);
     tracker.close();
     await evaluatedThrough(truck.id, at(330));
 
@@ -241,8 +153,8 @@ describe('drivers from the keys trackers read', () => {
   });
 
   it('ends Ben\'s assignment at a key nobody has, records it on the vehicle, and assigns the driver registered with it later', async () => {
-    const tracker = await teltonikaTracker(truck.imei);
-    await tracker.send([drive(12, STRANGER_KEY), drive(13), drive(14, STRANGER_KEY)]);
+    const tracker = await scriptedTracker(harness.ports.teltonika!, truck.imei);
+    await tracker.reportAll([drive(12, STRANGER_KEY), drive(13), drive(14, STRANGER_KEY)]);
     await evaluatedThrough(truck.id, at(420));
     expect(await unknownKeyOf(truck.id)).toEqual({ unknown_driver_identifier: 'DEADBEEF00000001', unknown_driver_seen_at: at(420) });
     const ended = (await driverEvents(truck.id)).at(-1)!;
@@ -252,7 +164,7 @@ describe('drivers from the keys trackers read', () => {
 
     dora = await registerDriver('Dora Vega', 'deadbeef00000001');
     expect(await unknownKeyOf(truck.id)).toEqual({ unknown_driver_identifier: null, unknown_driver_seen_at: null });
-    await tracker.send([drive(15, STRANGER_KEY)]);
+    await tracker.reportAll([drive(15, STRANGER_KEY)]);
     tracker.close();
     await evaluatedThrough(truck.id, at(450));
     expect((await assignmentsOf(truck.id)).slice(1)).toEqual([
@@ -263,9 +175,7 @@ describe('drivers from the keys trackers read', () => {
 
   it('assigns Carl from a GT06 driver tag, then moves Dora from the truck to the van when the van reads her key', async () => {
     gt06 = await rawTracker(harness.ports.gt06!);
-    const login = Buffer.alloc(8);
-    Buffer.from(`0${van.imei}`, 'hex').copy(login);
-    gt06.send(gt06Frame(0x01, login, 1));
+    gt06.send(Buffer.from(gt06Login(van.imei)));
     expect((await gt06.read(10))[3]).toBe(0x01);
     const fix = (s: number, tag: string, serial: number) => gt06DriverFix({ time: at(s), lat: 19.35, lng: -99.25, speedKmh: 30, tag }, serial);
     gt06.send(Buffer.concat([fix(600, CARL_TAG, 2), fix(630, '0000000000000000', 3), fix(660, 'deadbeef00000001', 4)]));
@@ -298,8 +208,8 @@ describe('drivers from the keys trackers read', () => {
       truckEvents: await driverEvents(truck.id), vanEvents: await driverEvents(van.id), unknown: await unknownKeyOf(truck.id),
     });
     const before = await snapshot();
-    const tracker = await teltonikaTracker(truck.imei);
-    await tracker.send([drive(1, ANA_KEY), drive(10, BEN_KEY)]);
+    const tracker = await scriptedTracker(harness.ports.teltonika!, truck.imei);
+    await tracker.reportAll([drive(1, ANA_KEY), drive(10, BEN_KEY)]);
     tracker.close();
     for (let run = 0; run < 2; run++) {
       await sql`

@@ -26,6 +26,12 @@ export async function scriptedTracker(port: number, imei: string) {
       await take(4);
       return time;
     },
+    /** Several fixes in one packet; resolves once the server acknowledged all of them. */
+    async reportAll(fixes: Array<Partial<SimulatedFix> & { latitude: number; longitude: number; time: Date }>): Promise<void> {
+      socket.write(teltonikaCodec8(fixes.map((fix) => ({ speedKmh: 40, heading: 90, satellites: 9, ignition: true, ...fix }))));
+      const accepted = (await take(4)).readUInt32BE(0);
+      if (accepted !== fixes.length) throw new Error(`tracker ${imei}: ${accepted} of ${fixes.length} records acknowledged`);
+    },
     close: () => socket.destroy(),
   };
 }
