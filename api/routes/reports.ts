@@ -1,16 +1,16 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { visibleDevicesByImei } from '../../db/devices.ts';
 import { crossingEvents, crossingSummary, visitsOverlapping, type ActivityFilter } from '../../db/geofence-activity.ts';
 import { geofencesById } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
 import { commaList } from '../query/comma-list.ts';
+import { includedSections, reportDevices } from '../query/report-query.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
 import { formatLocal } from '../time/zoned-time.ts';
-import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration, type ReportSection } from '../views/report-view.ts';
+import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration } from '../views/report-view.ts';
 
 const MAX_RANGE_DAYS = 366;
 
@@ -41,28 +41,15 @@ const report = createRoute({
 });
 
 
-function sections(raw: string | undefined): ReportSection[] {
-  const requested = commaList(raw, 'include') ?? [...REPORT_SECTIONS];
-  for (const name of requested) {
-    if (!(REPORT_SECTIONS as readonly string[]).includes(name)) {
-      throw new ApiError(400, `Unknown include section "${name}"; use summary, events or visits`);
-    }
-  }
-  return REPORT_SECTIONS.filter((s) => requested.includes(s));
-}
-
 export function reportRoutes({ db }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(report, async (c) => {
     const { scope, timezone } = c.get('principal');
     const query = c.req.valid('query');
     const range = reportRange(query.from, query.to, timezone, MAX_RANGE_DAYS);
-    const included = sections(query.include);
+    const included = includedSections(query.include, REPORT_SECTIONS);
 
-    const imeis = commaList(query.deviceIds, 'deviceIds');
-    const devices = await visibleDevicesByImei(db, scope, imeis);
-    const missingDevice = imeis?.find((imei) => !devices.some((d) => d.imei === imei));
-    if (missingDevice !== undefined) throw new ApiError(404, `Device not found or no access: ${missingDevice}`);
+    const devices = await reportDevices(db, scope, query.deviceIds);
 
     const geofenceIds = (commaList(query.geofenceIds, 'geofenceIds') ?? []).map((raw) => {
       if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, `geofenceIds must be comma-separated integers, got "${raw}"`);

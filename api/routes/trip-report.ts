@@ -1,15 +1,14 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { visibleDevicesByImei } from '../../db/devices.ts';
 import { stopsInRange, tripsInRange, vehicleTotals, type StopRow, type TripRow } from '../../db/trip-report.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
-import { commaList } from '../query/comma-list.ts';
+import { includedSections, reportDevices } from '../query/report-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
 import { isoInZone } from '../time/zoned-time.ts';
-import { TRIP_REPORT_SECTIONS, TripReportSchema, stopView, summaryView, tripView, type TripReportSection } from '../views/trip-report-view.ts';
+import { TRIP_REPORT_SECTIONS, TripReportSchema, stopView, summaryView, tripView } from '../views/trip-report-view.ts';
 
 const MAX_RANGE_DAYS = 366;
 /** Trips (and, separately, stops) one answer lists at most: a whole fleet over months is a summary's job. */
@@ -42,14 +41,6 @@ const tripReport = createRoute({
   },
 });
 
-function sections(raw: string | undefined): TripReportSection[] {
-  const requested = commaList(raw, 'include') ?? [...TRIP_REPORT_SECTIONS];
-  for (const name of requested) {
-    if (!(TRIP_REPORT_SECTIONS as readonly string[]).includes(name)) throw new ApiError(400, `Unknown include section "${name}"; use trips, stops or summary`);
-  }
-  return TRIP_REPORT_SECTIONS.filter((s) => requested.includes(s));
-}
-
 function byDevice<R extends { device_id: number }>(rows: R[]): Map<number, R[]> {
   const map = new Map<number, R[]>();
   for (const r of rows) {
@@ -67,11 +58,8 @@ export function tripReportRoutes({ db, config }: RouteDeps) {
     const { scope, timezone } = c.get('principal');
     const query = c.req.valid('query');
     const range = reportRange(query.from, query.to, timezone, MAX_RANGE_DAYS);
-    const included = sections(query.include);
-    const imeis = commaList(query.deviceIds, 'deviceIds');
-    const devices = await visibleDevicesByImei(db, scope, imeis);
-    const missing = imeis?.find((imei) => !devices.some((d) => d.imei === imei));
-    if (missing !== undefined) throw new ApiError(404, `Device not found or no access: ${missing}`);
+    const included = includedSections(query.include, TRIP_REPORT_SECTIONS);
+    const devices = await reportDevices(db, scope, query.deviceIds);
 
     const filter = { deviceIds: devices.map((d) => d.id), from: range.from, to: range.to };
     const tooMany = (what: string) =>

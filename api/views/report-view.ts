@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 
 export const REPORT_SECTIONS = ['summary', 'events', 'visits'] as const;
-export type ReportSection = (typeof REPORT_SECTIONS)[number];
 
 const localTime = (example: string) => z.string().openapi({ description: 'dd/MM/yyyy HH:mm in the user timezone', example });
 

@@ -3,7 +3,6 @@ import type { StopRow, TripRow, VehicleTotals } from '../../db/trip-report.ts';
 import { isoInZone } from '../time/zoned-time.ts';
 
 export const TRIP_REPORT_SECTIONS = ['trips', 'stops', 'summary'] as const;
-export type TripReportSection = (typeof TRIP_REPORT_SECTIONS)[number];
 
 const time = (example: string) =>
   z.string().openapi({ description: 'ISO 8601 to the second in the user timezone, with its offset', example, format: 'date-time' });
