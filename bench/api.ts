@@ -1,18 +1,13 @@
-import { createAdaptorServer } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createApp } from '../api/app.ts';
-import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
-import { silentLogger } from '../runtime/logger.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { fixtures, square } from '../test/support/fixtures.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { buildFleetDataset } from './fleet-dataset.ts';
+import { serveBenchApi } from './bench-api-server.ts';
 
 const DEVICES = 200;
 const GEOFENCES = 50;
@@ -59,15 +54,8 @@ export default async function apiBench(args: string[]): Promise<void> {
     }
     for (let i = 0; i < GEOFENCES; i++) await f.geofence(account.id, `Zone ${i}`, square(19 + i / 100, -99, 0.002));
 
-    const app = createApp({
-      db: handle.db,
-      log: silentLogger,
-      rateLimiter: createMemoryRateLimiter(1e9, 10_000),
-      config: { bodyLimitBytes: 262_144, deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, onTimeToleranceMinutes: 5 },
-    });
-    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+    const server = await serveBenchApi(handle.db);
+    const base = server.base;
     const today = now.toISOString().slice(0, 10);
     const endpoints = [
       ['GET /devices/status (200 devices)', `${base}/devices/status`],

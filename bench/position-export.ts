@@ -1,19 +1,14 @@
-import { createAdaptorServer } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createApp } from '../api/app.ts';
-import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { copyFixBatch } from '../db/position-copy.ts';
 import { storeFixBatch, type StoredFix } from '../db/position-batches.ts';
-import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { fixtures } from '../test/support/fixtures.ts';
+import { serveBenchApi } from './bench-api-server.ts';
 
 const FIXES = 100_000;
 const RUNS = 5;
@@ -137,15 +132,8 @@ export default async function positionExportBench(args: string[]): Promise<void>
     const storeS = await storeTrack(handle, device.id, start);
     log(`  stored in ${storeS.toFixed(1)} s`);
 
-    const app = createApp({
-      db: handle.db,
-      log: silentLogger,
-      rateLimiter: createMemoryRateLimiter(1e9, 10_000),
-      config: { bodyLimitBytes: 262_144, deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, onTimeToleranceMinutes: 5 },
-    });
-    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/vehicles/${device.imei}/positions?from=2024-06-01&to=2024-06-30`;
+    const server = await serveBenchApi(handle.db);
+    const base = `${server.base}/vehicles/${device.imei}/positions?from=2024-06-01&to=2024-06-30`;
 
     const client = httpClient();
     const rows = [];
