@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from './database.ts';
+import type { StopsTable, TripsTable } from './schema.ts';
 
 /** Trips and stops are reported when they start within [from, to]. */
 export interface TripReportFilter {
@@ -8,37 +10,10 @@ export interface TripReportFilter {
   to: Date;
 }
 
-export interface TripRow {
-  device_id: number;
-  start_time: Date;
-  end_time: Date | null;
-  last_fix_time: Date;
-  start_lat: number;
-  start_lng: number;
-  end_lat: number;
-  end_lng: number;
-  start_geofence: string | null;
-  end_geofence: string | null;
-  distance_m: number;
-  driving_s: number;
-  idle_s: number;
-  overspeed_s: number;
-  max_speed_kmh: number;
-  harsh_events: number;
-  driver_id: number | null;
-  driver_name: string | null;
-}
+/** A trip row as stored, with its driver's name. */
+export type TripRow = Omit<Selectable<TripsTable>, 'id'> & { driver_name: string | null };
 
-export interface StopRow {
-  device_id: number;
-  start_time: Date;
-  end_time: Date | null;
-  last_fix_time: Date;
-  lat: number;
-  lng: number;
-  geofence: string | null;
-  engine_idle_s: number;
-}
+export type StopRow = Omit<Selectable<StopsTable>, 'id'>;
 
 export interface VehicleTotals {
   device_id: number;
