@@ -11,6 +11,7 @@ import { ApiError } from './api-error.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate } from './auth/authenticate.ts';
 import { PERMISSIONS } from './auth/permissions.ts';
+import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
 import { EventFeed } from './events/event-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
@@ -114,7 +115,7 @@ export function createApp(deps: AppDeps) {
       version: '1.0.0',
       description: [
         'GPS fleet tracking: device status, geofences, geofence reports, travels, the event log with its live stream, and webhooks.',
-        `Key permissions: ${PERMISSIONS.join(', ')} (or * for all).`,
+        `Key permissions: ${PERMISSIONS.join(', ')} (or * for all). Each operation\'s security requirement names the one it needs.`,
         'Rate limits per key: 50 requests per 10 s on the detailed endpoints (device status, GET /geofences, the geofence report, travels), 600 per minute on the others; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset for the limit that applies. Honour the stricter.',
       ].join('\n\n'),
     },
@@ -148,8 +149,28 @@ export function createApp(deps: AppDeps) {
     eventFeed: () => (feed ??= EventFeed.open(db, log, undefined, { pollMs: 100 })),
     eventStream: { heartbeatMs: 15_000, maxQueued: 10_000, visibilityRefreshMs: 10_000, ...deps.config.eventStream },
   }));
+  documentPermissions(api);
   app.route(API_PREFIX, api);
   return app;
+}
+
+/**
+ * Each operation's security requirement names the permission its key needs, as OpenAPI 3.1 allows
+ * role names for non-OAuth schemes: `[{bearerAuth: ["vehicles:read"]}, {apiKeyHeader: ["vehicles:read"]}]`.
+ * Read from the routes' own requirePermission middleware, so the document cannot disagree with it.
+ */
+function documentPermissions(api: OpenAPIHono<AppEnv>): void {
+  // The registry drops each route's middleware; the router still holds it, under Hono's `:param` paths.
+  const needed = new Map<string, string>();
+  for (const route of api.routes) {
+    const permission = permissionOf(route.handler);
+    if (permission) needed.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, permission);
+  }
+  for (const definition of api.openAPIRegistry.definitions) {
+    if (definition.type !== 'route') continue;
+    const permission = needed.get(`${definition.route.method} ${definition.route.path}`);
+    if (permission) definition.route.security = [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }];
+  }
 }
 
 export type App = ReturnType<typeof createApp>;

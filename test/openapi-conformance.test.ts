@@ -722,6 +722,16 @@ describe('the served OpenAPI document', () => {
     expect(nullableIntersections(doc)).toEqual([]);
   });
 
+  it('names in each operation\'s security the permission its key needs (the one its cases below prove)', () => {
+    const stated = Object.fromEntries(
+      documentedOperations(doc).map((o) => [o.id, (doc.paths![o.path]![o.method] as { security?: unknown }).security]),
+    );
+    const expected = Object.fromEntries(
+      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }]]),
+    );
+    expect(stated).toEqual(expected);
+  });
+
   it('is checked by a validator that refuses what breaks it', () => {
     const travel = { travelId: 1, vehicle: 'v', status: 'Scheduled', timezone: 'UTC', progress: 0, totalWaypoints: 0, completedWaypoints: 0, startTime: { local: 'a', utc: 'b' }, waypoints: [] };
     const answer = { method: 'GET', path: '/travels/{id}', status: 200, contentType: 'application/json', body: { success: true, data: travel, error: null, timestamp: new Date().toISOString() } };
