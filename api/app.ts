@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps) {
       version: '1.0.0',
       description: [
         'GPS fleet tracking: device status, geofences, geofence reports, travels, the event log with its live stream, and webhooks.',
-        `Key permissions: ${PERMISSIONS.join(', ')} (or * for all). Each operation\'s security requirement names the one it needs.`,
+        `Key permissions: ${PERMISSIONS.join(', ')} (or * for all). Each operation's security requirement names the one it needs.`,
         'Rate limits per key: 50 requests per 10 s on the detailed endpoints (device status, GET /geofences, the geofence report, travels), 600 per minute on the others; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset for the limit that applies. Honour the stricter.',
       ].join('\n\n'),
     },

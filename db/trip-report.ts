@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { StopsTable, TripsTable } from './schema.ts';
 
