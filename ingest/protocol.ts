@@ -35,11 +35,27 @@ export interface DecodedReport {
   attributes: Record<string, AttributeValue>;
 }
 
+/**
+ * A device's answer to a command the server sent it. The command delivery (ingest/commands/)
+ * matches it to the command awaiting an answer on the connection and acknowledges that command.
+ */
+export interface CommandAnswer {
+  /** What the device said: its answer text, or hex when the answer is not text. */
+  text: string;
+  /**
+   * The number the answer echoes from its command, where the protocol has one (GT06's server flag,
+   * Queclink's serial number): an answer to another command, or to an earlier one, is told apart by it.
+   */
+  serial?: number;
+}
+
 export interface DecodedFrame {
   /** The device identifier this frame carries (a login, or every message in text protocols). */
   deviceId?: string;
   positions: DecodedPosition[];
   reports?: DecodedReport[];
+  /** The frame answers a command (its text is also kept as the report's or fix's `result`). */
+  answer?: CommandAnswer;
   /**
    * Bytes to answer with. The connection sends them only after the positions are committed, so a
    * tracker that gets no answer resends and nothing is lost.

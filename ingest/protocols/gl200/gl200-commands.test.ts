@@ -53,6 +53,7 @@ describe('gl200 commands', () => {
     const decoded = gl200.decode(framed.frame, { options: {} });
     expect(decoded.positions).toEqual([]);
     expect(decoded.reports?.[0]?.attributes).toEqual({ type: 'OUT', result: 'GTOUT,0004' });
+    expect(decoded.answer).toEqual({ text: 'GTOUT,0004', serial: 4 });
     expect(decoded.reports?.[0]?.time).toEqual(new Date(Date.UTC(2009, 1, 14, 9, 32, 54)));
   });
 });

@@ -20,10 +20,15 @@ function heartbeat(msg: Gl200Message): DecodedFrame {
   return { deviceId: msg.imei, positions: [], reply };
 }
 
+/**
+ * `+ACK:GT<command>,<version>,<imei>,<name>[,<command's own fields>],<serial number>,<send time>,<count>$`:
+ * the answer to our command, which repeats the four hex digits of serial number the command carried.
+ */
 function acknowledgement(msg: Gl200Message): DecodedFrame {
-  // Answers to our commands: keep which command and what it said.
   const result = [`GT${msg.type}`, ...msg.fields.slice(msg.body + 1, -2)].join(',');
-  return { deviceId: msg.imei, positions: [], reports: [{ time: msg.sendTime, attributes: { type: msg.type, result } }] };
+  const serial = msg.fields[msg.fields.length - 3] ?? '';
+  const answer = /^[0-9A-Fa-f]{4}$/.test(serial) ? { text: result, serial: parseInt(serial, 16) } : { text: result };
+  return { deviceId: msg.imei, positions: [], reports: [{ time: msg.sendTime, attributes: { type: msg.type, result } }], answer };
 }
 
 function messageAttributes(msg: Gl200Message, fixes: ReturnType<typeof findFixes>): Record<string, AttributeValue> {

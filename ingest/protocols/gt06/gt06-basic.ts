@@ -89,13 +89,16 @@ export function decodeString(msg: Gt06Message): Gt06Result {
   if (length > r.remaining) return { positions: [], reply: ack(msg) };
   // Some firmwares leave the length at 0 and pad the text with NULs instead.
   const textLength = length >= 4 ? length - 4 : r.remaining - 4;
-  r.skip(4); // server flag we sent with the command
+  const serverFlag = r.u32(); // echoed from the command it answers
   const text = ascii(r.slice(Math.max(0, textLength))).replace(/\0[\s\S]*$/, '');
   if (!text) return { positions: [], reply: ack(msg) };
   const p = newReport();
-  if (text.startsWith('<ICCID:')) p.attributes.iccid = text.slice(7, 27);
-  else p.attributes.result = text;
-  return emit(p, ack(msg));
+  if (text.startsWith('<ICCID:')) {
+    p.attributes.iccid = text.slice(7, 27);
+    return emit(p, ack(msg));
+  }
+  p.attributes.result = text;
+  return { ...emit(p, ack(msg)), answer: { text, serial: serverFlag } };
 }
 
 const ALARMS_95 = new Map<number, string>([

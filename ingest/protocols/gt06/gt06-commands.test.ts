@@ -38,5 +38,21 @@ describe('gt06 commands', () => {
     const frame = buildFrame(0x21, 9, answer, true);
     const decoded = gt06.decode(frame, { deviceId: '123456789012345', options: {} });
     expect(decoded.reports?.[0]?.attributes.result ?? decoded.positions[0]?.attributes.result).toBe('Cut off the fuel supply: Success!');
+    // The server flag it echoes tells which command it answers.
+    expect(decoded.answer).toEqual({ text: 'Cut off the fuel supply: Success!', serial: 0x0102 });
+  });
+
+  it('reads the 0x15 text answer with its server flag, and an ICCID report as no answer', () => {
+    const text = (flag: number, body: string) => {
+      const content = Buffer.alloc(1 + 4 + body.length);
+      content[0] = 4 + body.length;
+      content.writeUInt32BE(flag, 1);
+      content.write(body, 5, 'ascii');
+      return gt06.decode(buildFrame(0x15, 3, content), { deviceId: '123456789012345', options: {} });
+    };
+    expect(text(0xabcdef01, 'Restore fuel supply: Success!').answer).toEqual({ text: 'Restore fuel supply: Success!', serial: 0xabcdef01 });
+    const iccid = text(1, '<ICCID:89860000000000000000>');
+    expect(iccid.answer).toBeUndefined();
+    expect(iccid.reports?.[0]?.attributes.iccid).toBe('89860000000000000000');
   });
 });

@@ -9,14 +9,15 @@ const none: Gt06Result = { positions: [] };
 /** 0x21: command answer as text (ASCII or UTF-16BE); "Current position!" answers carry a fix. */
 export function decodeStringInfo(msg: Gt06Message): Gt06Result {
   const r = msg.body;
-  r.u32(); // server flag
+  const serverFlag = r.u32(); // echoed from the command it answers
   const encoding = r.u8();
   const text = (encoding === 1 ? ascii(r.slice(r.remaining)) : utf16be(r.slice(r.remaining))).replace(/\0+$/, '');
+  const answer = { text, serial: serverFlag };
   const fix = parseCurrentPosition(text);
-  if (fix) return emit(fix, ack(msg));
+  if (fix) return { ...emit(fix, ack(msg)), answer };
   const p = newReport();
   p.attributes.result = text;
-  return emit(p, ack(msg));
+  return { ...emit(p, ack(msg)), answer };
 }
 
 function utf16be(bytes: Uint8Array): string {

@@ -1,4 +1,4 @@
-import type { DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
+import type { CommandAnswer, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { crc16X25 } from '../../codec/crc16.ts';
 import type { Gt06State } from './gt06-fix.ts';
 import type { ByteReader } from '../../codec/byte-reader.ts';
@@ -25,6 +25,7 @@ export interface Gt06Result {
   positions: DecodedPosition[];
   reports?: DecodedReport[];
   reply?: Uint8Array;
+  answer?: CommandAnswer;
 }
 
 /** Attributes holder shared by positions and reports, for helpers that only fill attributes. */

@@ -51,6 +51,11 @@ describe('h02 commands', () => {
     expect(() => encode('engine_stop', { time: TIME }, undefined, '42100,51415')).toThrow(/device id/);
   });
 
+  it('reads a V4 confirmation without a fix as the answer too', () => {
+    const decoded = h02.decode(Buffer.from('*HQ,4210051415,V4,S20,130305#', 'latin1'), newSession());
+    expect(decoded).toMatchObject({ deviceId: '4210051415', positions: [], answer: { text: 'S20,130305' } });
+  });
+
   // The V4 confirmation of the H02 protocol document: the command, the time it carried, then the
   // device's time and fix (frame from Traccar's H02ProtocolDecoderTest, id and maker code ours).
   it('reads the device\'s V4 confirmation as the result, with the command time it echoes', () => {
@@ -63,6 +68,7 @@ describe('h02 commands', () => {
     expect(decoded.deviceId).toBe('4210051415');
     expect(decoded.positions).toHaveLength(1);
     expect(decoded.positions[0]!.attributes.result).toBe('S20,DONE,130305');
+    expect(decoded.answer).toEqual({ text: 'S20,DONE,130305' });
     expect(decoded.positions[0]!.fixTime).toEqual(new Date(Date.UTC(2002, 8, 22, 5, 3, 16)));
   });
 });

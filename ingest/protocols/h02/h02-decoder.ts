@@ -64,6 +64,8 @@ function decodeSentence(sentence: string, session: DecoderSession, receivedAt: D
       position = decoded?.position;
       // V1 fixes are acknowledged with the server time; firmwares use it to keep their clock.
       if (decoded?.type === 'V1' && id) result.reply = ascii(`*HQ,${id},V4,V1,${compactTime(receivedAt)}#`);
+      // V4 confirms a command, with a fix or (some firmwares) without: `*HQ,id,V4,S20,130305#`.
+      if (header.type === 'V4') result.answer = { text: decoded?.echo ?? sentence.slice(HEADER.exec(sentence)![0].length + 1, -1) };
     }
   }
   if (position) result.positions.push(position);

@@ -79,6 +79,8 @@ export interface PositionSentence {
   id: string;
   type: string;
   position?: DecodedPosition;
+  /** V4: the command it confirms and that command's time (`S20,DONE,130305`). */
+  echo?: string;
 }
 
 /** Undefined when the sentence is not a position sentence at all; `position` absent when it has no fix. */
@@ -88,7 +90,8 @@ export function decodePositionSentence(sentence: string, receivedAt: Date): Posi
   const latitude = coordinate(g.lat!, g.ns === 'S', 90);
   const longitude = coordinate(g.lon!, g.ew === 'W', 180);
   const type = g.type ?? 'V4';
-  if (latitude === undefined || longitude === undefined) return { id: g.id!, type };
+  const echo = g.echo === undefined ? {} : { echo: g.echo };
+  if (latitude === undefined || longitude === undefined) return { id: g.id!, type, ...echo };
   const [hour, minute, second] = g.time ? sixDigits(g.time) : [0, 0, 0];
   // Without a date the fix cannot be placed in time; the receipt time is the best there is.
   const fixTime = g.date ? utcDate(...sixDigits(g.date), hour, minute, second) : receivedAt;
@@ -106,5 +109,5 @@ export function decodePositionSentence(sentence: string, receivedAt: Date): Posi
   };
   if (heading !== undefined) position.heading = heading;
   if (g.rest !== undefined) trailingFields(g.rest, position);
-  return { id: g.id!, type, position };
+  return { id: g.id!, type, position, ...echo };
 }

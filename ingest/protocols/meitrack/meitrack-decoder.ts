@@ -1,4 +1,4 @@
-import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
+import type { CommandAnswer, DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { ByteReader } from '../../codec/byte-reader.ts';
 import { decodeCcc, decodeCce } from './meitrack-binary-decoder.ts';
@@ -79,14 +79,15 @@ function textBody(frame: Uint8Array, header: Header): string[] {
   return latin1.decode(frame.subarray(header.body, star > header.body ? star : frame.length)).split(',');
 }
 
-function decodeText(frame: Uint8Array, header: Header): { positions: DecodedPosition[]; reports?: DecodedReport[] } {
+function decodeText(frame: Uint8Array, header: Header): { positions: DecodedPosition[]; reports?: DecodedReport[]; answer?: CommandAnswer } {
   const fields = textBody(frame, header);
   if (header.command === 'AAA') return { positions: [decodeEventReport(fields)] };
   // AFF (fleet models) puts a sequence number before the event code.
   if (header.command === 'AFF') return { positions: [decodeEventReport(fields.slice(1))] };
   if (SILENT.has(header.command)) return { positions: [] };
   // Anything else answers a command we sent: keep the answer as a report, it has no fix.
-  return { positions: [], reports: [{ attributes: { result: [header.command, ...fields].join(',') } }] };
+  const result = [header.command, ...fields].join(',');
+  return { positions: [], reports: [{ attributes: { result } }], answer: { text: result } };
 }
 
 export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): DecodedFrame {
@@ -106,9 +107,11 @@ export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): Deco
     }
     case 'D00':
       return decodePhotoChunk(frame, header.body, limit, header.imei, session, (content) => meitrackCommand('O', header.imei, content));
-    case 'D03':
-      // The device took a photo; ask for its first chunk.
-      return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0') };
+    case 'D03': {
+      // The device took a photo (the answer to take_photo); ask for its first chunk.
+      const answer = { text: ['D03', ...textBody(frame, header)].join(',') };
+      return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0'), answer };
+    }
     default:
       return { deviceId: header.imei, ...decodeText(frame, header) };
   }

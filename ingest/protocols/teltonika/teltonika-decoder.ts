@@ -1,9 +1,9 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
 import { crc16Ibm } from '../../codec/crc16.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
-import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
+import type { CommandAnswer, DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { CODEC_16, CODEC_8, CODEC_8_EXTENDED, CODEC_GH3000, readAvlRecord, readGh3000Record } from './teltonika-records.ts';
-import { CODEC_12, CODEC_13, readCodec12, readCodec13 } from './teltonika-serial.ts';
+import { CODEC_12, CODEC_13, readCodec12, readCodec13, RESPONSE } from './teltonika-serial.ts';
 
 export const LOGIN_ACCEPTED = Uint8Array.of(0x01);
 export const LOGIN_REJECTED = Uint8Array.of(0x00);
@@ -35,6 +35,7 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   const count = r.u8();
   const positions: DecodedPosition[] = [];
   const reports: DecodedReport[] = [];
+  let answer: CommandAnswer | undefined;
   const extended = session.options.extended === true;
   for (let i = 0; i < count; i++) {
     switch (codec) {
@@ -52,6 +53,8 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
       case CODEC_12: {
         const report = readCodec12(r);
         if (report) reports.push(report);
+        // A response (type 6) answers our command; other types are data the device sends on its own.
+        if (report?.attributes.type === RESPONSE) answer = { text: String(report.attributes.result) };
         break;
       }
       case CODEC_13:
@@ -64,7 +67,7 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   if (r.u8() !== count) throw new MalformedFrameError('AVL packet record counts disagree');
   // Command answers (Codec 12/13) are not acknowledged; data packets are, with the record count.
   const reply = codec === CODEC_12 || codec === CODEC_13 ? undefined : recordCountAck(count);
-  return { positions, reports, reply };
+  return answer ? { positions, reports, reply, answer } : { positions, reports, reply };
 }
 
 /** Teltonika over TCP: keep-alive byte, IMEI login, or an AVL packet of Codec 8, 8E, 16, 7 (GH3000), 12 or 13. */

@@ -3,6 +3,8 @@ import type { AttributeValue, DecodedReport } from '../../protocol.ts';
 
 export const CODEC_12 = 0x0c;
 export const CODEC_13 = 0x0d;
+/** Codec 12 message types: a device's answer to a command, and a camera transfer. */
+export const RESPONSE = 0x06;
 const CAMERA = 0x0d;
 
 /** Text when every byte is printable (line breaks allowed), otherwise hex, as command answers mix both. */

@@ -36,6 +36,15 @@ describe('tk103 commands', () => {
     expect(() => encode('engine_stop', undefined, '')).toThrow(/device id/);
   });
 
+  it('reads BV01, the answer to AV01, and a ZC03 result as answers', () => {
+    const decode = (text: string) => tk103.decode(Buffer.from(text, 'latin1'), newSession());
+    expect(decode('(088047365460BV010)')).toMatchObject({ deviceId: '088047365460', positions: [], answer: { text: 'BV010' } });
+    expect(decode('(088047365460BV010)').reports?.[0]?.attributes.result).toBe('BV010');
+    expect(decode('(864768011069660,ZC03,250425,123045,$Oil cut off OK$)').answer).toEqual({ text: 'Oil cut off OK' });
+    // A fix is no answer.
+    expect(decode('(088047365460BR00160219A2233.0464N11356.2452E000.0070211000.0000000000L00000000)').answer).toBeUndefined();
+  });
+
   // What the server sends is a frame this repo's own framer and decoder read back: one frame, the
   // same id and command word (the decoder reads no AV01 body, so no position or report).
   it('frames its own output the way the tk103 framer and decoder read it', () => {

@@ -1,4 +1,4 @@
-import type { DecodedFrame, DecodedReport, DecoderSession } from '../../protocol.ts';
+import type { CommandAnswer, DecodedFrame, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { decodeCompactFix, decodeDelimitedFix, type Fix } from './tk103-position.ts';
 import {
@@ -28,7 +28,19 @@ export function decodeTk103(frame: Uint8Array, session: DecoderSession): Decoded
   const decoded = delimited ? decodeDelimited(type, body) : decodeCompact(type, body);
   if (decoded && 'position' in decoded) result.positions.push(decoded.position);
   else if (decoded) result.reports = [decoded.report];
+  const answer = answerOf(type, body, decoded);
+  if (answer) result.answer = answer;
   return result;
+}
+
+/**
+ * Answers to our commands: BV01 answers the oil/power line control AV01 (`(<id>BV010)`), and ZC03
+ * carries the text result of a command on newer firmwares.
+ */
+function answerOf(type: string, body: string, decoded: Fix | undefined): CommandAnswer | undefined {
+  if (type === 'BV01') return { text: `BV01${body}` };
+  if (type === 'ZC03' && decoded && 'report' in decoded) return { text: String(decoded.report.attributes.result) };
+  return undefined;
 }
 
 const TYPE = /^[A-Z]{2}[0-9A-Z]{2}$/;
@@ -75,6 +87,9 @@ function decodeCompact(type: string, body: string): Fix | undefined {
       return undefined;
     case 'BV00':
       return asFix(decodeVinReport(body));
+    case 'BV01':
+      // The answer to AV01 (the oil/power line): a report of its result, no fix.
+      return asFix({ attributes: { result: `BV01${body}` } });
     case 'BZ00':
       return asFix(decodeCellReport(body));
     case 'BP05': {
