@@ -1,7 +1,17 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import type { EventType } from '../engine/events/event-catalog.ts';
 import type { CommandType } from '../ingest/commands/command-catalog.ts';
-import type { Db } from './database.ts';
+import type { AccessScope } from './access-scope.ts';
+import { inTransaction, type Db } from './database.ts';
+import { appendEvents, type NewEvent } from './event-log.ts';
 import type { CommandStatus } from './schema.ts';
+
+/**
+ * Remote commands: a row first, then bytes on the device's connection. The row is the state machine
+ * (queued → sent → acknowledged | failed | expired | cancelled) and the audit trail (the key, user and
+ * address that issued it), so nothing queued is lost when a process dies. Every change of state is
+ * logged as an event in the same transaction, so the log, the stream and webhooks tell each one once.
+ */
 
 export interface CommandRow {
   id: string;
@@ -13,9 +23,12 @@ export interface CommandRow {
   params: Record<string, unknown>;
   text: string | null;
   status: CommandStatus;
+  /** Why a queued command waits (the safety rule), or why it failed. */
   status_reason: string | null;
   attempts: number;
+  max_attempts: number;
   idempotency_key: string | null;
+  requested_from: string | null;
   response: string | null;
   created_at: Date;
   sent_at: Date | null;
@@ -23,6 +36,8 @@ export interface CommandRow {
   finished_at: Date | null;
   expires_at: Date;
 }
+
+export const OPEN_STATUSES: readonly CommandStatus[] = ['queued', 'sent'];
 
 export interface NewCommand {
   accountId: number;
@@ -34,19 +49,50 @@ export interface NewCommand {
   text: string | null;
   idempotencyKey: string | null;
   expiresAt: Date;
+  /** Sends before the command fails unanswered (default 3). */
+  maxAttempts?: number;
+  /** The client's address, for the audit trail. */
+  requestedFrom?: string | null;
+  /** Why it must wait before it may be sent (the safety rule); null: it may go at once. */
+  holdReason?: string | null;
 }
 
-const COLUMNS = sql`id::text, account_id, device_id, api_key_id, user_id, type, params, text, status, status_reason, attempts, idempotency_key,
-  response, created_at, sent_at, acknowledged_at, finished_at, expires_at`;
+const COLUMNS = sql`id::text, account_id, device_id, api_key_id, user_id, type, params, text, status, status_reason, attempts, max_attempts,
+  idempotency_key, requested_from, response, created_at, sent_at, acknowledged_at, finished_at, expires_at`;
+
+/** The command as events carry it: enough to follow it without another request. */
+export function commandEventData(c: CommandRow): Record<string, unknown> {
+  return {
+    command: {
+      id: c.id, type: c.type, status: c.status, attempts: c.attempts, response: c.response,
+      error: c.status === 'failed' ? c.status_reason : null,
+    },
+  };
+}
+
+function commandEvent(type: EventType, c: CommandRow, dedupe: string): NewEvent {
+  const at = c.status === 'sent' ? c.sent_at : c.finished_at;
+  return { type, occurredAt: at ?? new Date(), deviceId: c.device_id, data: commandEventData(c), dedupeKey: `command:${c.id}:${dedupe}` };
+}
+
+/** One state change: the update, then its events, in one transaction (events last, see appendEvents). */
+async function transition(db: Db, update: RawBuilder<CommandRow>, event: (c: CommandRow) => NewEvent): Promise<CommandRow[]> {
+  return inTransaction(db, async (trx) => {
+    const { rows } = await update.execute(trx);
+    await appendEvents(trx, rows.map(event));
+    return rows;
+  });
+}
 
 /**
  * Records a command as queued. A repeated idempotency key of the same API key finds the first
- * command instead (`created: false`), whatever the rest of the request says.
+ * command instead (`created: false`); the caller decides whether the repeat asked for the same thing.
  */
 export async function queueCommand(db: Db, c: NewCommand): Promise<{ command: CommandRow; created: boolean }> {
   const { rows } = await sql<CommandRow>`
-    INSERT INTO commands (account_id, device_id, api_key_id, user_id, type, params, text, idempotency_key, expires_at)
-    VALUES (${c.accountId}, ${c.deviceId}, ${c.apiKeyId}, ${c.userId}, ${c.type}, ${JSON.stringify(c.params)}::jsonb, ${c.text}, ${c.idempotencyKey}, ${c.expiresAt})
+    INSERT INTO commands (account_id, device_id, api_key_id, user_id, type, params, text, idempotency_key, expires_at, max_attempts, requested_from, status_reason)
+    VALUES (${c.accountId}, ${c.deviceId}, ${c.apiKeyId}, ${c.userId}, ${c.type}, ${JSON.stringify(c.params)}::jsonb, ${c.text}, ${c.idempotencyKey},
+      ${c.expiresAt}, ${c.maxAttempts ?? 3}, ${c.requestedFrom ?? null}, ${c.holdReason ?? null})
     ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
     RETURNING ${COLUMNS}
   `.execute(db);
@@ -74,55 +120,93 @@ export async function nextCommandFor(db: Db, deviceId: number, connectedAt: Date
   return next;
 }
 
-/** Bytes written to the device's connection: `sent`, one attempt more. Undefined if it left the open states meanwhile (cancelled, expired). */
+/** Of these devices, those with an open command that has not expired: what a connection holder should look at. */
+export async function devicesWithOpenCommands(db: Db, deviceIds: readonly number[]): Promise<number[]> {
+  if (deviceIds.length === 0) return [];
+  const { rows } = await sql<{ device_id: number }>`
+    SELECT DISTINCT device_id FROM commands
+    WHERE device_id = ANY(${deviceIds}::int[]) AND status IN ('queued', 'sent') AND expires_at > now()
+  `.execute(db);
+  return rows.map((r) => r.device_id);
+}
+
+/**
+ * Bytes are about to be written to the device's connection: `sent`, one attempt more, any hold
+ * reason cleared. Undefined if it left the open states meanwhile (cancelled, expired, answered).
+ */
 export async function markCommandSent(db: Db, id: string): Promise<CommandRow | undefined> {
-  const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status = 'sent', sent_at = now(), attempts = attempts + 1, status_reason = NULL
-    WHERE id = ${id} AND status IN ('queued', 'sent') AND expires_at > now()
-    RETURNING ${COLUMNS}
-  `.execute(db);
-  return rows[0];
+  const [row] = await transition(
+    db,
+    sql<CommandRow>`
+      UPDATE commands SET status = 'sent', sent_at = now(), attempts = attempts + 1, status_reason = NULL
+      WHERE id = ${id} AND status IN ('queued', 'sent') AND expires_at > now()
+      RETURNING ${COLUMNS}`,
+    (c) => commandEvent('command.sent', c, `sent:${c.attempts}`),
+  );
+  return row;
 }
 
-/** The device answered: its oldest sent command is acknowledged with the answer's text. */
-export async function acknowledgeOldestSent(db: Db, deviceId: number, response: string): Promise<CommandRow | undefined> {
-  const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status = 'acknowledged', response = ${response}, acknowledged_at = now(), finished_at = now()
-    WHERE id = (SELECT id FROM commands WHERE device_id = ${deviceId} AND status = 'sent' ORDER BY id LIMIT 1 FOR UPDATE)
-    RETURNING ${COLUMNS}
-  `.execute(db);
-  return rows[0];
+/** The device answered the command: `acknowledged` with the answer's text. Undefined if it was no longer `sent`. */
+export async function acknowledgeCommand(db: Db, id: string, response: string): Promise<CommandRow | undefined> {
+  const [row] = await transition(
+    db,
+    sql<CommandRow>`
+      UPDATE commands SET status = 'acknowledged', response = ${response}, acknowledged_at = now(), finished_at = now()
+      WHERE id = ${id} AND status = 'sent'
+      RETURNING ${COLUMNS}`,
+    (c) => commandEvent('command.acknowledged', c, 'acknowledged'),
+  );
+  return row;
 }
 
-/** An open command ends in failure (the device refused it, or too many attempts went unanswered). */
-export async function failCommand(db: Db, id: string, reason: string): Promise<CommandRow | undefined> {
+/**
+ * An open command ends in failure: the device refused it (its answer kept as `response`), too many
+ * attempts went unanswered, or the connection's protocol cannot express it.
+ */
+export async function failCommand(db: Db, id: string, reason: string, response: string | null = null): Promise<CommandRow | undefined> {
+  const [row] = await transition(
+    db,
+    sql<CommandRow>`
+      UPDATE commands SET status = 'failed', status_reason = ${reason}, response = coalesce(${response}, response), finished_at = now()
+      WHERE id = ${id} AND status IN ('queued', 'sent')
+      RETURNING ${COLUMNS}`,
+    (c) => commandEvent('command.failed', c, 'failed'),
+  );
+  return row;
+}
+
+/** Why a queued command still waits (null: it no longer does). Undefined if it is not queued any more. */
+export async function holdCommand(db: Db, id: string, reason: string | null): Promise<CommandRow | undefined> {
   const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status = 'failed', status_reason = ${reason}, finished_at = now()
-    WHERE id = ${id} AND status IN ('queued', 'sent')
-    RETURNING ${COLUMNS}
+    UPDATE commands SET status_reason = ${reason} WHERE id = ${id} AND status = 'queued' RETURNING ${COLUMNS}
   `.execute(db);
   return rows[0];
 }
 
 /** Open commands whose time to live has passed become `expired`; returns them. */
 export async function expireCommands(db: Db, limit = 1000): Promise<CommandRow[]> {
-  const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status = 'expired', finished_at = now()
-    WHERE id IN (
-      SELECT id FROM commands WHERE status IN ('queued', 'sent') AND expires_at <= now()
-      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    )
-    RETURNING ${COLUMNS}
-  `.execute(db);
-  return rows;
+  return transition(
+    db,
+    sql<CommandRow>`
+      UPDATE commands SET status = 'expired', finished_at = now()
+      WHERE id IN (
+        SELECT id FROM commands WHERE status IN ('queued', 'sent') AND expires_at <= now()
+        ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )
+      RETURNING ${COLUMNS}`,
+    (c) => commandEvent('command.expired', c, 'expired'),
+  );
 }
 
 /** Cancels a command of the account that was not sent yet; undefined when there is none such. */
 export async function cancelQueuedCommand(db: Db, accountId: number, id: string): Promise<CommandRow | undefined> {
-  const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status = 'cancelled', finished_at = now()
-    WHERE id = ${id} AND account_id = ${accountId} AND status = 'queued'
-    RETURNING ${COLUMNS}
-  `.execute(db);
-  return rows[0];
+  const [row] = await transition(
+    db,
+    sql<CommandRow>`
+      UPDATE commands SET status = 'cancelled', finished_at = now()
+      WHERE id = ${id} AND account_id = ${accountId} AND status = 'queued'
+      RETURNING ${COLUMNS}`,
+    (c) => commandEvent('command.cancelled', c, 'cancelled'),
+  );
+  return row;
 }

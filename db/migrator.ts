@@ -9,6 +9,7 @@ import * as webhooks from './migrations/0007-webhooks.ts';
 import * as eventProducers from './migrations/0008-event-producers.ts';
 import * as fleetData from './migrations/0009-fleet-data.ts';
 import * as commands from './migrations/0010-commands.ts';
+import * as commandDelivery from './migrations/0011-command-delivery.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-event-producers': eventProducers,
   '0009-fleet-data': fleetData,
   '0010-commands': commands,
+  '0011-command-delivery': commandDelivery,
 };
 
 function migrator(db: Kysely<any>): Migrator {

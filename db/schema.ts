@@ -412,6 +412,8 @@ export interface CommandsTable {
   acknowledged_at: Timestamp | null;
   finished_at: Timestamp | null;
   expires_at: Timestamp;
+  max_attempts: ColumnType<number, number | undefined, number>;
+  requested_from: string | null;
 }
 
 export interface Database {

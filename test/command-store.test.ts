@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acknowledgeOldestSent, cancelQueuedCommand, expireCommands, failCommand, markCommandSent, nextCommandFor, queueCommand, type NewCommand } from '../db/commands.ts';
+import { acknowledgeCommand, cancelQueuedCommand, devicesWithOpenCommands, expireCommands, failCommand, holdCommand, markCommandSent, nextCommandFor, queueCommand, type NewCommand } from '../db/commands.ts';
 import { fixtures } from './support/fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
@@ -24,7 +24,15 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-const clear = () => sql`DELETE FROM commands`.execute(database.db);
+const clear = async () => {
+  await sql`DELETE FROM commands`.execute(database.db);
+  await sql`DELETE FROM events`.execute(database.db);
+};
+/** The command events logged, oldest first, as [type, command id, status, attempts]. */
+const events = async () =>
+  (await sql<{ type: string; data: any }>`SELECT type, data FROM events WHERE type LIKE 'command.%' ORDER BY id`.execute(database.db)).rows.map((e) => [
+    e.type, e.data.command.id, e.data.command.status, e.data.command.attempts,
+  ]);
 
 describe('the command record', () => {
   it('finds the first command again for a repeated idempotency key of the same API key', async () => {
@@ -56,12 +64,36 @@ describe('the command record', () => {
     expect((await nextCommandFor(database.db, base.deviceId, reconnected))?.id).toBe(stop.id);
     expect(await markCommandSent(database.db, stop.id)).toMatchObject({ attempts: 2 });
 
-    const acked = await acknowledgeOldestSent(database.db, base.deviceId, 'DOUT1:1 Timeout:INFINITY');
+    const acked = await acknowledgeCommand(database.db, stop.id, 'DOUT1:1 Timeout:INFINITY');
     expect(acked).toMatchObject({ id: stop.id, status: 'acknowledged', response: 'DOUT1:1 Timeout:INFINITY' });
     expect(acked?.finished_at).toBeInstanceOf(Date);
     expect((await nextCommandFor(database.db, base.deviceId, connectedAt))?.id).toBe(resume.id);
-    // An answer with nothing sent acknowledges nothing.
-    expect(await acknowledgeOldestSent(database.db, base.deviceId, 'stray')).toBeUndefined();
+    // Only a sent command can be acknowledged, and only once.
+    expect(await acknowledgeCommand(database.db, stop.id, 'again')).toBeUndefined();
+    expect(await acknowledgeCommand(database.db, resume.id, 'stray')).toBeUndefined();
+    // Each change is one event, with the vehicle; a repeated send is an event of its own.
+    expect(await events()).toEqual([
+      ['command.sent', stop.id, 'sent', 1],
+      ['command.sent', stop.id, 'sent', 2],
+      ['command.acknowledged', stop.id, 'acknowledged', 2],
+    ]);
+    const { rows } = await sql<{ data: any; device_id: number }>`SELECT data, device_id FROM events WHERE type = 'command.acknowledged'`.execute(database.db);
+    expect(rows[0]).toMatchObject({ device_id: base.deviceId, data: { vehicle: { imei: expect.any(String) }, command: { type: 'engine_stop', response: 'DOUT1:1 Timeout:INFINITY', error: null } } });
+    expect(await devicesWithOpenCommands(database.db, [base.deviceId, base.deviceId + 1000])).toEqual([base.deviceId]);
+  });
+
+  it('keeps why a queued command waits until it is sent, and keeps a refusal\'s answer with the failure', async () => {
+    await clear();
+    const held = (await queueCommand(database.db, { ...base, type: 'engine_stop', idempotencyKey: null, holdReason: 'waiting for the vehicle to slow down' })).command;
+    expect(held).toMatchObject({ status: 'queued', status_reason: 'waiting for the vehicle to slow down', max_attempts: 3 });
+    expect(await holdCommand(database.db, held.id, null)).toMatchObject({ status_reason: null });
+    expect(await holdCommand(database.db, held.id, 'waiting for the vehicle to slow down')).toMatchObject({ status_reason: 'waiting for the vehicle to slow down' });
+    expect(await markCommandSent(database.db, held.id)).toMatchObject({ status: 'sent', status_reason: null });
+    expect(await holdCommand(database.db, held.id, 'late')).toBeUndefined();
+    expect(await failCommand(database.db, held.id, 'the tracker refused it', 'Error: speed too high')).toMatchObject({
+      status: 'failed', status_reason: 'the tracker refused it', response: 'Error: speed too high',
+    });
+    expect(await events()).toEqual([['command.sent', held.id, 'sent', 1], ['command.failed', held.id, 'failed', 1]]);
   });
 
   it('cancels only a queued command of the same account, and finished commands stay finished', async () => {
@@ -76,7 +108,12 @@ describe('the command record', () => {
     await markCommandSent(database.db, sent.id);
     expect(await cancelQueuedCommand(database.db, base.accountId, sent.id)).toBeUndefined();
     expect(await failCommand(database.db, sent.id, 'no answer after 3 attempts')).toMatchObject({ status: 'failed', status_reason: 'no answer after 3 attempts' });
-    expect(await acknowledgeOldestSent(database.db, base.deviceId, 'too late')).toBeUndefined();
+    expect(await acknowledgeCommand(database.db, sent.id, 'too late')).toBeUndefined();
+    expect(await events()).toEqual([
+      ['command.cancelled', queued.id, 'cancelled', 0],
+      ['command.sent', sent.id, 'sent', 1],
+      ['command.failed', sent.id, 'failed', 1],
+    ]);
   });
 
   it('expires open commands past their time to live, and never gives them to the device', async () => {
@@ -89,5 +126,6 @@ describe('the command record', () => {
     const expired = await expireCommands(database.db);
     expect(expired.map((c) => [c.id, c.status])).toEqual([[old.id, 'expired']]);
     expect(await expireCommands(database.db)).toEqual([]);
+    expect(await events()).toEqual([['command.expired', old.id, 'expired', 0]]);
   });
 });

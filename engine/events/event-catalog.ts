@@ -20,6 +20,11 @@ export const EVENT_TYPES = [
   'travel.completed',
   'travel.cancelled',
   'travel.delayed',
+  'command.sent',
+  'command.acknowledged',
+  'command.failed',
+  'command.expired',
+  'command.cancelled',
   'webhook.disabled',
   'webhook.test',
 ] as const;
@@ -42,6 +47,9 @@ export interface EventKindInfo {
 
 const geofence = { geofence: { id: 12, name: 'Depot North' } };
 const travel = { travel: { id: 345, status: 'In progress' } };
+const command = (status: string, more: Record<string, unknown> = {}) => ({
+  command: { id: '88', type: 'engine_stop', status, attempts: 1, response: null, error: null, ...more },
+});
 
 export const EVENT_CATALOG: Record<EventType, EventKindInfo> = {
   'vehicle.geofence.enter': { description: 'The vehicle entered a geofence (after the geofence\'s enter dwell time, if set). Time: the first fix inside.', example: geofence, vehicle: true, position: true },
@@ -65,6 +73,11 @@ export const EVENT_CATALOG: Record<EventType, EventKindInfo> = {
   'travel.completed': { description: 'The vehicle arrived at the travel\'s last waypoint. Time: that arrival.', example: { travel: { id: 345, status: 'Completed' } }, vehicle: true, position: true },
   'travel.cancelled': { description: 'A Scheduled or In progress travel was cancelled (DELETE /travels/{id}). Time: the cancel.', example: { travel: { id: 345, status: 'Cancelled' } }, vehicle: true, position: false },
   'travel.delayed': { description: 'A pending waypoint\'s live estimate went past its expected arrival by more than ON_TIME_TOLERANCE_MINUTES (the rule behind the API\'s "min late (est.)"). Once per waypoint, even if the estimate recovers and slips again. Time: the ETA refresh; position: the vehicle\'s last known.', example: { ...travel, waypoint: { order: 3, geofence: 'Client B', expectedArrival: '2024-05-01T16:00:00.000Z', estimatedArrival: '2024-05-01T16:22:00.000Z', delayMinutes: 22 } }, vehicle: true, position: true },
+  'command.sent': { description: 'A command\'s bytes were written to the tracker\'s connection (`attempts` counts the sends; a command unanswered on a connection that closed is sent again on the next). Time: the send.', example: command('sent'), vehicle: true, position: false },
+  'command.acknowledged': { description: 'The tracker answered the command; `response` is its answer as text. Time: when the answer arrived.', example: command('acknowledged', { response: 'DOUT1:1 Timeout:INFINITY' }), vehicle: true, position: false },
+  'command.failed': { description: 'The command will not be carried out: the tracker answered with an error, it went unanswered after its last attempt, or the protocol the tracker connected with cannot express it. `error` says which. Time: the failure.', example: command('failed', { attempts: 3, error: 'no answer within 30 s, 3 of 3 attempts' }), vehicle: true, position: false },
+  'command.expired': { description: 'The command\'s time to live (`ttlSeconds`) passed before the tracker answered it. Time: when it was found expired (within a few seconds of `expiresAt`).', example: command('expired', { attempts: 0 }), vehicle: true, position: false },
+  'command.cancelled': { description: 'A queued command was cancelled (DELETE /commands/{id}) before it was sent. Time: the cancel.', example: command('cancelled', { attempts: 0 }), vehicle: true, position: false },
   'webhook.disabled': { description: 'A webhook was disabled: its receiver answered 410 Gone, or failed too many events in a row.', example: { webhook: { id: 7, url: 'https://example.com/hooks/fleet' }, reason: 'receiver answered 410 Gone' }, vehicle: false, position: false },
   'webhook.test': { description: 'Sent by POST /webhooks/{id}/test to that webhook only; not logged.', example: { webhook: { id: 7 }, message: 'Test event from fleetcore' }, vehicle: false, position: false },
 };
