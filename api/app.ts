@@ -10,13 +10,15 @@ import type { DeviceStatusThresholds } from '../engine/device-status.ts';
 import { ApiError } from './api-error.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate } from './auth/authenticate.ts';
-import { PERMISSIONS } from './auth/permissions.ts';
+import { NAMED_ONLY_PERMISSIONS, PERMISSIONS } from './auth/permissions.ts';
 import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
 import { EventFeed } from './events/event-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
 import { eventRoutes } from './routes/events.ts';
+import { commandRoutes } from './routes/commands.ts';
+import type { CommandBus } from '../ingest/commands/command-bus.ts';
 import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -52,9 +54,13 @@ export interface AppDeps {
     eventStream?: Partial<EventStreamSettings>;
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
+    /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
+    commands?: { safeStopKmh: number; maxAttempts: number };
   };
   travelSchedule?: TravelSchedule;
   webhookDispatch?: WebhookDispatch;
+  /** Wakes the process holding a device's connection when a command is queued for it. */
+  commandBus?: Pick<CommandBus, 'notify'>;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -114,8 +120,8 @@ export function createApp(deps: AppDeps) {
       title: 'fleetcore API',
       version: '1.0.0',
       description: [
-        'GPS fleet tracking: device status, geofences, geofence reports, travels, the event log with its live stream, and webhooks.',
-        `Key permissions: ${PERMISSIONS.join(', ')} (or * for all). Each operation's security requirement names the one it needs.`,
+        'GPS fleet tracking: device status, geofences, geofence reports, travels, vehicles and their position history, drivers, remote commands, the event log with its live stream, and webhooks.',
+        `Key permissions: ${PERMISSIONS.join(', ')}, or * for all of them but ${[...NAMED_ONLY_PERMISSIONS].join(', ')}, which a key holds only when granted by name. Each operation's security requirement names the one it needs.`,
         'Rate limits per key: 50 requests per 10 s on the detailed endpoints (device status, GET /geofences, the geofence report, travels), 600 per minute on the others; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset for the limit that applies. Honour the stricter.',
       ].join('\n\n'),
     },
@@ -133,7 +139,7 @@ export function createApp(deps: AppDeps) {
   );
   api.use('*', authenticate(db, log));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
-  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch };
+  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));
@@ -143,6 +149,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', vehicleRoutes(routeDeps));
   api.route('/', vehiclePositionRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
+  api.route('/', commandRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,

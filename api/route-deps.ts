@@ -1,6 +1,7 @@
 import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import type { DeviceStatusThresholds } from '../engine/device-status.ts';
+import type { CommandBus } from '../ingest/commands/command-bus.ts';
 
 /** What the route modules need, passed in rather than imported, so tests build the app on any database. */
 export interface RouteDeps {
@@ -13,11 +14,15 @@ export interface RouteDeps {
     webhookAllowPrivate?: boolean;
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
+    /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
+    commands?: { safeStopKmh: number; maxAttempts: number };
   };
   /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
   travelSchedule?: TravelSchedule;
   /** Absent, due deliveries wait for the webhook workers' periodic sweep of the database. */
   webhookDispatch?: WebhookDispatch;
+  /** Wakes the process holding a device's connection when a command is queued; absent, its sweep finds it. */
+  commandBus?: Pick<CommandBus, 'notify'>;
 }
 
 /** Tells the webhook workers that deliveries are due now (a test ping, a manual retry). */

@@ -68,6 +68,18 @@ export interface Config {
     geofenceChangesRetentionMs: number;
     pruneIntervalMs: number;
   };
+  commands: {
+    /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle's last fix is faster. */
+    safeStopKmh: number;
+    /** A sent command unanswered this long is sent again, or fails on its last attempt. */
+    answerTimeoutMs: number;
+    /** Sends of a command before it fails, when the request names none. */
+    maxAttempts: number;
+    /** How often each ingest process looks at its connected devices' commands without being told. */
+    sweepMs: number;
+    /** How often commands past their time to live are marked expired. */
+    expirySweepMs: number;
+  };
   demoSeed: 'auto' | 'true' | 'false';
   /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
   demoSimulate: 'auto' | 'true' | 'false';
@@ -191,6 +203,13 @@ export function loadConfig(env: Env = process.env): Config {
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,
+    },
+    commands: {
+      safeStopKmh: integer(env, 'COMMAND_SAFE_STOP_KMH', 20, 0, 1000),
+      answerTimeoutMs: integer(env, 'COMMAND_ANSWER_TIMEOUT_S', 30, 1, 3600) * 1000,
+      maxAttempts: integer(env, 'COMMAND_MAX_ATTEMPTS', 3, 1, 10),
+      sweepMs: integer(env, 'COMMAND_SWEEP_S', 5, 1, 3600) * 1000,
+      expirySweepMs: integer(env, 'COMMAND_EXPIRY_SWEEP_S', 5, 1, 3600) * 1000,
     },
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),

@@ -42,7 +42,7 @@ export async function seedDemo(db: Db, now = new Date()): Promise<DemoSeed> {
     }
     const account = await createAccount(trx, 'Demo Fleet');
     const user = await createUser(trx, { accountId: account.id, email: DEMO_EMAIL, name: 'Demo Dispatcher', timezone: DEMO_TIMEZONE });
-    await insertApiKey(trx, { userId: user.id, name: 'demo', prefix: issued.prefix, keyHash: issued.hash, mode: 'live', permissions: ['*'] });
+    await insertApiKey(trx, { userId: user.id, name: 'demo', prefix: issued.prefix, keyHash: issued.hash, mode: 'live', permissions: ['*', 'commands:write'] });
 
     const geofences = [
       { name: 'Central de Abasto', shape: { kind: 'polygon' as const, geometry: square(19.3727, -99.0926, 0.004) } },

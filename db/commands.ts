@@ -104,20 +104,17 @@ export async function queueCommand(db: Db, c: NewCommand): Promise<{ command: Co
 }
 
 /**
- * The command a device should be given now: its oldest open one, one at a time. A command already
- * sent on an earlier connection that never answered is given again (the device may not have received
- * it); one sent on this connection is awaited, so nothing else is returned meanwhile.
+ * The command a device should be given now: its oldest open one that has not expired, queued or
+ * already sent (a sent one awaits its answer, or is sent again on a new connection). Commands go one
+ * at a time, so a device's later commands wait behind it.
  */
-export async function nextCommandFor(db: Db, deviceId: number, connectedAt: Date): Promise<CommandRow | undefined> {
+export async function nextCommandFor(db: Db, deviceId: number): Promise<CommandRow | undefined> {
   const { rows } = await sql<CommandRow>`
     SELECT ${COLUMNS} FROM commands
     WHERE device_id = ${deviceId} AND status IN ('queued', 'sent') AND expires_at > now()
     ORDER BY id LIMIT 1
   `.execute(db);
-  const next = rows[0];
-  if (!next) return undefined;
-  if (next.status === 'sent' && next.sent_at && next.sent_at >= connectedAt) return undefined;
-  return next;
+  return rows[0];
 }
 
 /** Of these devices, those with an open command that has not expired: what a connection holder should look at. */

@@ -13,6 +13,7 @@ import { refreshEtas } from './workers/refresh-etas.ts';
 import { startTravels } from './workers/start-travels.ts';
 import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
+import { expireDueCommands } from './workers/expire-commands.ts';
 
 export const ENGINE_QUEUE = 'fleetcore-engine';
 
@@ -30,6 +31,8 @@ export interface EngineSettings {
   /** How long what the engine has finished with is kept, and how often it is pruned. */
   retention: Retention;
   pruneIntervalMs: number;
+  /** How often commands past their time to live are marked expired (default 5 s). */
+  commandExpiryMs?: number;
   /** A speeding stretch ends below the speed limit minus this (OVERSPEED_HYSTERESIS_KMH; default 5). */
   overspeedHysteresisKmh?: number;
   /** Trip segmentation (TRIP_* settings); the moving speed is `status.movingSpeedKmh`. */
@@ -104,6 +107,11 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
         await sweepInactive(db, settings.status.inactiveAfterMinutes);
         return;
       }
+      case 'command-expiry': {
+        const expired = await expireDueCommands(db);
+        if (expired > 0) log.info('commands expired', { expired });
+        return;
+      }
       case 'prune': {
         const pruned = await pruneEngineHistory(db, settings.retention);
         if (Object.values(pruned).some((n) => n > 0)) log.info('pruned what the engine has finished with', pruned);
@@ -121,6 +129,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   await queue.repeat('eta-refresh', settings.etaRefreshMs);
   await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
   await queue.repeat('prune', settings.pruneIntervalMs);
+  await queue.repeat('command-expiry', settings.commandExpiryMs ?? 5_000);
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
   const behind = await devicesBehind(db, 50_000);
   for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../db/database.ts';
 import { insertDeadLetters } from '../db/dead-letters.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import type { Logger } from '../runtime/logger.ts';
+import type { CommandDelivery } from './commands/command-delivery.ts';
 import { DeviceConnections } from './device-connections.ts';
 import { DeviceRegistry } from './device-registry.ts';
 import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS, GroupCommitWriter } from './group-commit.ts';
@@ -31,6 +32,8 @@ export interface IngestOptions {
   onDevicesUpdated(deviceIds: number[]): void;
   /** How often the counters are logged while they move (default a minute). */
   countersLogIntervalMs?: number;
+  /** Gives connected trackers their commands; absent, none are sent. */
+  commands?: CommandDelivery;
 }
 
 export interface RunningIngest {
@@ -89,7 +92,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       listeners.push(
         await listenForTrackers(
           { host: options.host, port, portVariable, maxConnections },
-          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits },
+          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, commands: options.commands },
         ),
       );
     }

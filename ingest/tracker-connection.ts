@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
+import type { CommandDelivery, CommandLink } from './commands/command-delivery.ts';
 import type { DeviceConnections, TrackerLink } from './device-connections.ts';
 import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
@@ -33,6 +34,8 @@ export interface ConnectionDeps {
   notice: ThrottledNotice;
   log: Logger;
   limits: ConnectionLimits;
+  /** Gives identified devices their commands; absent, none are sent. */
+  commands?: CommandDelivery;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -55,6 +58,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   const remoteAddress = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '') ?? null;
   const gone = new AbortController();
   let device: RegisteredDevice | undefined;
+  let commandLink: CommandLink | undefined;
   let buffer: Uint8Array = EMPTY;
   let busy = false;
   let failure: string | undefined;
@@ -70,6 +74,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     offlineTold = true;
     presence('offline', device.id, deps.presence.shuttingDown ? 'server shutdown' : reason);
     connections.release(device.id, link);
+    if (commandLink) deps.commands?.detach(commandLink, reason);
   };
 
   const close = (reason: string, fields: Record<string, unknown> = {}) => {
@@ -79,8 +84,10 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     socket.destroy();
   };
   const link: TrackerLink = { close: (reason) => close(reason) };
-  const send = (bytes: Uint8Array | undefined) => {
-    if (bytes && bytes.length > 0 && !socket.destroyed) socket.write(bytes);
+  const send = (bytes: Uint8Array | undefined): boolean => {
+    if (socket.destroyed || socket.writableEnded) return false;
+    if (bytes && bytes.length > 0) socket.write(bytes);
+    return true;
   };
 
   async function identify(deviceId: string): Promise<boolean> {
@@ -95,10 +102,13 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (device) {
       connections.release(device.id, link);
       presence('offline', device.id, `identified as another device (${found.imei})`);
+      if (commandLink) deps.commands?.detach(commandLink, `identified as another device (${found.imei})`);
     }
     device = found;
     connections.claim(device.id, link);
     presence('online', device.id);
+    commandLink = { deviceId: device.id, imei: deviceId, protocol: protocol.name, write: (bytes) => send(bytes) };
+    deps.commands?.attach(commandLink);
     return true;
   }
 
@@ -112,13 +122,20 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     }
     const id = decoded.deviceId ?? session.deviceId;
     if (id !== undefined && !(await identify(id))) return;
-    if (!device) return send(decoded.reply);
+    if (!device) {
+      send(decoded.reply);
+      return;
+    }
     const { fixes, reports } = decodedRows(decoded, device, protocol.name, deps);
     if (fixes.length > 0 || reports.length > 0) {
       // The frame is copied (it is small) for a dead letter, rather than holding the socket's read buffer it views.
       await writer.submit({ fixes, reports, protocol: protocol.name, frame: Uint8Array.from(frame) }, gone.signal);
     }
     send(decoded.reply);
+    if (commandLink && deps.commands) {
+      if (decoded.answer) deps.commands.answered(commandLink, decoded.answer);
+      if (fixes.length > 0) deps.commands.fixesStored(commandLink);
+    }
   }
 
   async function pump(): Promise<void> {

@@ -7,6 +7,7 @@ import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
 import { scheduleTravelStart, unscheduleTravelStart } from '../../engine/start-engine.ts';
 import { enqueueDeliveries } from '../../engine/webhooks/start-webhook-delivery.ts';
+import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
@@ -22,7 +23,7 @@ export interface RunningApi {
 export async function startApiRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue; webhookQueue: JobQueue },
+  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue; webhookQueue: JobQueue; commandBus: CommandBus },
 ): Promise<RunningApi> {
   // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
   const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
@@ -35,7 +36,9 @@ export async function startApiRole(
     config: {
       ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 },
       tripMaxGapS: config.engine.trips.maxGapS,
+      commands: { safeStopKmh: config.commands.safeStopKmh, maxAttempts: config.commands.maxAttempts },
     },
+    commandBus: deps.commandBus,
     webhookDispatch: {
       deliverSoon: (ids) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now() }))),
     },

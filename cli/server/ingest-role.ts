@@ -1,6 +1,8 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { DeviceSignals } from '../../engine/device-signals.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
+import type { CommandBus } from '../../ingest/commands/command-bus.ts';
+import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
@@ -10,11 +12,17 @@ export interface RunningIngestRole {
   stop(): Promise<void>;
 }
 
-/** The ingest role: tracker listeners whose commits signal the engine queue. */
-export async function startIngestRole(config: Config, log: Logger, deps: { database: DatabaseHandle; engineQueue: JobQueue }): Promise<RunningIngestRole> {
+/** The ingest role: tracker listeners whose commits signal the engine queue, and that give trackers their commands. */
+export async function startIngestRole(
+  config: Config,
+  log: Logger,
+  deps: { database: DatabaseHandle; engineQueue: JobQueue; commandBus: CommandBus },
+): Promise<RunningIngestRole> {
   const signals = new DeviceSignals(deps.engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
+  const commands = new CommandDelivery(deps.database.db, deps.commandBus, log, config.commands);
   let ingest;
   try {
+    await commands.start();
     ingest = await startIngest(deps.database, log, {
       host: config.host,
       ports: config.trackerPorts,
@@ -26,8 +34,10 @@ export async function startIngestRole(config: Config, log: Logger, deps: { datab
       maxWaitingBytes: config.ingest.maxWaitingBytes,
       maxConnections: config.ingest.maxConnections,
       onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
+      commands,
     });
   } catch (error) {
+    await commands.close();
     await signals.close();
     throw error;
   }
@@ -37,6 +47,7 @@ export async function startIngestRole(config: Config, log: Logger, deps: { datab
     async stop() {
       // Batches in flight commit and are acknowledged first; then their signals go out.
       await running.close();
+      await commands.close();
       await signals.close();
     },
   };

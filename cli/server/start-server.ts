@@ -6,6 +6,8 @@ import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE } from '../../engine/start-engine.ts';
 import { WEBHOOKS_QUEUE } from '../../engine/webhooks/start-webhook-delivery.ts';
+import { InProcessCommandBus, type CommandBus } from '../../ingest/commands/command-bus.ts';
+import { RedisCommandBus } from '../../ingest/commands/redis-command-bus.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { localBaseUrl } from '../commands/demo.ts';
@@ -82,9 +84,12 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const queues = config.redisUrl ? bullmqQueues(config.redisUrl, { prefix: queuePrefix(config.databaseUrl) }) : inProcessQueues();
     stack.push('queues', () => queues.close());
     const engineQueue = queues.queue(ENGINE_QUEUE);
+    // Commands reach the process holding the device's connection: through Redis when processes may differ.
+    const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: queuePrefix(config.databaseUrl) }) : new InProcessCommandBus();
+    stack.push('command bus', () => commandBus.close());
 
     if (roles.has('engine')) stack.push('engine', (await startEngineRole(config, log, { database, queues })).stop);
-    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue }) : undefined;
+    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue, commandBus }) : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
     if (roles.has('api')) {
@@ -96,7 +101,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         await rateLimiter.close();
         await overviewRateLimiter.close();
       });
-      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE) });
+      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus });
       stack.push('api', api.stop);
     }
     const url = api?.url ?? localBaseUrl({ ...config, port: 0 });

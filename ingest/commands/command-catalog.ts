@@ -27,6 +27,20 @@ export interface CommandEncoder {
   types: readonly CommandType[];
   /** The bytes to write to the device's connection. Throws CommandNotEncodable for a bad request. */
   encode(command: CommandRequest, context: CommandContext): Uint8Array;
+  /**
+   * The number the device's answer echoes for this command sent with this serial (CommandAnswer.serial),
+   * for protocols whose answers echo one: an answer that echoes another is not this command's.
+   * Undefined (or no function): the answer is not checked against a number.
+   */
+  answerSerial?(command: CommandRequest, serial: number): number | undefined;
+}
+
+/**
+ * A command's serial on the wire, from its id: the same on every attempt, so an answer to an earlier
+ * attempt (on an earlier connection) still names its command. Protocols keep the bits they have room for.
+ */
+export function commandSerial(id: string): number {
+  return Number(BigInt(id) % 0x1_0000_0000n);
 }
 
 /** A command this protocol cannot express as given (an unknown output, text it cannot carry). */

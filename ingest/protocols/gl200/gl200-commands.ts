@@ -55,6 +55,9 @@ function customCommand(command: CommandRequest): string {
 export const gl200Commands: CommandEncoder = {
   protocol: 'gl200',
   types: ['engine_stop', 'engine_resume', 'siren_on', 'siren_off', 'custom'],
+  // Output commands carry the serial's low 16 bits as the serial number +ACK repeats. A custom
+  // command's serial number is whatever its text says, so its answer is not checked against one.
+  answerSerial: (command, serial) => (command.type === 'custom' ? undefined : serial & 0xffff),
   encode(command, { serial }) {
     switch (command.type) {
       case 'engine_stop':

@@ -29,6 +29,8 @@ function relayText(command: CommandRequest, on: boolean): string {
 export const gt06Commands: CommandEncoder = {
   protocol: 'gt06',
   types: ['engine_stop', 'engine_resume', 'custom'],
+  // The whole serial travels as the 4-byte server flag, which the 0x15 / 0x21 answer repeats.
+  answerSerial: (_command, serial) => serial >>> 0,
   encode(command, { serial }) {
     switch (command.type) {
       case 'engine_stop':

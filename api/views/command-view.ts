@@ -1,0 +1,65 @@
+import { z } from '@hono/zod-openapi';
+import type { VisibleCommandRow } from '../../db/visible-commands.ts';
+import { COMMAND_TYPES } from '../../ingest/commands/command-catalog.ts';
+
+export const COMMAND_STATUSES = ['queued', 'sent', 'acknowledged', 'failed', 'expired', 'cancelled'] as const;
+
+const time = (description: string) => z.string().nullable().openapi({ format: 'date-time', description });
+
+export const CommandSchema = z
+  .object({
+    id: z.string().openapi({ example: '88' }),
+    deviceId: z.string().openapi({ description: 'The IMEI', example: '356307042441013' }),
+    type: z.enum(COMMAND_TYPES),
+    params: z.record(z.string(), z.unknown()).openapi({ example: {} }),
+    text: z.string().nullable().openapi({ description: 'The raw text of a custom command' }),
+    status: z.enum(COMMAND_STATUSES),
+    reason: z.string().nullable().openapi({ description: 'Why a queued command has not been sent yet: `waiting for the vehicle to slow down` (the safe stop rule)', example: null }),
+    attempts: z.number().int().openapi({ description: 'Times it was written to a tracker connection' }),
+    maxAttempts: z.number().int().openapi({ description: 'Sends before an unanswered command fails' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    sentAt: time('The latest send; null while queued'),
+    acknowledgedAt: time('When the tracker\'s answer arrived'),
+    finishedAt: time('When it reached acknowledged, failed, expired or cancelled'),
+    expiresAt: z.string().openapi({ format: 'date-time', description: 'Past it, an unanswered command expires' }),
+    response: z.string().nullable().openapi({ description: 'The tracker\'s answer, as text', example: 'DOUT1:1 Timeout:INFINITY' }),
+    error: z.string().nullable().openapi({ description: 'Why it failed', example: null }),
+    idempotencyKey: z.string().nullable(),
+    issuedBy: z
+      .object({
+        keyId: z.number().int().nullable().openapi({ description: 'null once the key is deleted' }),
+        keyPrefix: z.string().nullable().openapi({ example: 'fc_live_AbC123' }),
+        keyName: z.string().nullable(),
+        userId: z.number().int().nullable(),
+        address: z.string().nullable().openapi({ description: 'The client address the request came from', example: '203.0.113.9' }),
+      })
+      .openapi({ description: 'Who sent it: the audit trail' }),
+  })
+  .openapi('Command');
+
+export type CommandView = z.infer<typeof CommandSchema>;
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+export function commandView(c: VisibleCommandRow): CommandView {
+  return {
+    id: c.id,
+    deviceId: c.imei,
+    type: c.type,
+    params: c.params,
+    text: c.text,
+    status: c.status,
+    reason: c.status === 'queued' ? c.status_reason : null,
+    attempts: c.attempts,
+    maxAttempts: c.max_attempts,
+    createdAt: c.created_at.toISOString(),
+    sentAt: iso(c.sent_at),
+    acknowledgedAt: iso(c.acknowledged_at),
+    finishedAt: iso(c.finished_at),
+    expiresAt: c.expires_at.toISOString(),
+    response: c.response,
+    error: c.status === 'failed' ? c.status_reason : null,
+    idempotencyKey: c.idempotency_key,
+    issuedBy: { keyId: c.api_key_id, keyPrefix: c.key_prefix, keyName: c.key_name, userId: c.user_id, address: c.requested_from },
+  };
+}

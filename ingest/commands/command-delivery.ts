@@ -1,0 +1,260 @@
+import {
+  acknowledgeCommand,
+  devicesWithOpenCommands,
+  failCommand,
+  holdCommand,
+  markCommandSent,
+  nextCommandFor,
+  type CommandRow,
+} from '../../db/commands.ts';
+import type { Db } from '../../db/database.ts';
+import { lastFixSpeed } from '../../db/device-states.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { CommandAnswer } from '../protocol.ts';
+import { ThrottledNotice } from '../throttled-notice.ts';
+import { answerRefuses } from './answer-outcome.ts';
+import type { CommandBus } from './command-bus.ts';
+import { CommandNotEncodable, commandSerial, type CommandRequest } from './command-catalog.ts';
+import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
+import { safeStopHold } from './safe-stop-rule.ts';
+
+/** A tracker connection identified as a device, as the command delivery uses it. */
+export interface CommandLink {
+  deviceId: number;
+  /** The id the device logged in with, which some protocols put in every command. */
+  imei: string;
+  protocol: string;
+  /** Writes bytes to the connection; false when it is gone. */
+  write(bytes: Uint8Array): boolean;
+}
+
+export interface CommandDeliverySettings {
+  /** A sent command unanswered this long is sent again, or fails on its last attempt. */
+  answerTimeoutMs: number;
+  /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle is faster than this. */
+  safeStopKmh: number;
+  /** How often the connected devices' commands are looked at without being told (lost notifications, held commands). */
+  sweepMs: number;
+}
+
+interface AwaitedAnswer {
+  command: CommandRow;
+  /** The number the answer must echo, when the protocol echoes one. */
+  serial: number | undefined;
+  timer: NodeJS.Timeout;
+}
+
+interface DeviceLine {
+  link: CommandLink;
+  awaiting: AwaitedAnswer | undefined;
+  /** The oldest command is an engine stop waiting for the vehicle to slow down. */
+  held: boolean;
+  /** Every database step of a device runs in order, one at a time. */
+  chain: Promise<void>;
+  pumpQueued: boolean;
+  closed: boolean;
+}
+
+/**
+ * Gives each connected device its commands: oldest first, one at a time, the next only once the
+ * previous is answered, refused, or has had its last attempt. The database row is the truth (queued,
+ * sent, acknowledged...); this process only remembers which command it awaits an answer to on which
+ * connection. A command sent on a connection that closes before the answer stays `sent` and is sent
+ * again on the device's next connection, until its attempts run out.
+ */
+export class CommandDelivery {
+  private readonly lines = new Map<number, DeviceLine>();
+  private readonly notice: ThrottledNotice;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: CommandBus,
+    private readonly log: Logger,
+    private readonly settings: CommandDeliverySettings,
+  ) {
+    this.notice = new ThrottledNotice(log, 60_000);
+  }
+
+  async start(): Promise<void> {
+    await this.bus.listen((deviceId) => this.wake(deviceId));
+    this.sweeper = setInterval(() => void this.sweep(), this.settings.sweepMs);
+    this.sweeper.unref();
+  }
+
+  /** A connection identified as its device: it gets what is owed to it. */
+  attach(link: CommandLink): void {
+    const line: DeviceLine = { link, awaiting: undefined, held: false, chain: Promise.resolve(), pumpQueued: false, closed: false };
+    this.lines.set(link.deviceId, line);
+    this.bus.claim(link.deviceId);
+    this.pump(line);
+  }
+
+  /** The connection is done with. A command awaiting its answer is retried on the next, or fails on its last attempt. */
+  detach(link: CommandLink, reason: string): void {
+    const line = this.lines.get(link.deviceId);
+    if (!line || line.link !== link) return;
+    this.lines.delete(link.deviceId);
+    this.bus.release(link.deviceId);
+    line.closed = true;
+    const awaited = line.awaiting;
+    if (!awaited) return;
+    clearTimeout(awaited.timer);
+    line.awaiting = undefined;
+    this.run(line, () => this.unanswered(awaited.command, `the connection closed before an answer (${reason})`));
+  }
+
+  /** Something may be owed to this device (a command queued or cancelled). */
+  wake(deviceId: number): void {
+    const line = this.lines.get(deviceId);
+    if (line) this.pump(line);
+  }
+
+  /** The device answered a command. */
+  answered(link: CommandLink, answer: CommandAnswer): void {
+    const line = this.lines.get(link.deviceId);
+    if (!line || line.link !== link) return;
+    this.run(line, () => this.settle(line, answer));
+  }
+
+  /** New fixes of the device were stored: a held engine stop may go now. */
+  fixesStored(link: CommandLink): void {
+    const line = this.lines.get(link.deviceId);
+    if (line?.link === link && line.held) this.pump(line);
+  }
+
+  get connectedDevices(): number {
+    return this.lines.size;
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const line of this.lines.values()) if (line.awaiting) clearTimeout(line.awaiting.timer);
+    await Promise.all([...this.lines.values()].map((l) => l.chain));
+  }
+
+  private run(line: DeviceLine, step: () => Promise<void>): void {
+    line.chain = line.chain.then(step).catch((error: Error) => {
+      // The database is unreachable or a step failed: the sweep comes back to this device.
+      this.notice.warn(`delivery:${error.message}`, 'command delivery step failed; retried by the sweep', { deviceId: line.link.deviceId, error: error.message });
+    });
+  }
+
+  private pump(line: DeviceLine): void {
+    if (line.pumpQueued || line.closed) return;
+    line.pumpQueued = true;
+    this.run(line, async () => {
+      line.pumpQueued = false;
+      await this.deliverNext(line);
+    });
+  }
+
+  private async deliverNext(line: DeviceLine): Promise<void> {
+    for (;;) {
+      if (line.closed || line.awaiting) return;
+      const { link } = line;
+      const next = await nextCommandFor(this.db, link.deviceId);
+      if (!next) {
+        line.held = false;
+        return;
+      }
+      if (next.status === 'queued') {
+        const hold = safeStopHold(next, await lastFixSpeed(this.db, link.deviceId), this.settings.safeStopKmh);
+        line.held = hold !== null;
+        if (hold !== null) {
+          if (next.status_reason !== hold) await holdCommand(this.db, next.id, hold);
+          return;
+        }
+      }
+      if (next.attempts >= next.max_attempts) {
+        await this.fail(next, `no answer after ${next.attempts} of ${next.max_attempts} attempts`);
+        continue;
+      }
+      const unsupported = unsupportedReason(link.protocol, next.type);
+      if (unsupported) {
+        await this.fail(next, `the tracker connected with ${unsupported}`);
+        continue;
+      }
+      const encoder = COMMAND_ENCODERS.get(link.protocol)!;
+      const request: CommandRequest = { type: next.type, params: next.params, ...(next.text === null ? {} : { text: next.text }) };
+      const serial = commandSerial(next.id);
+      let bytes: Uint8Array;
+      try {
+        bytes = encoder.encode(request, { deviceId: link.imei, serial });
+      } catch (error) {
+        if (!(error instanceof CommandNotEncodable)) throw error;
+        await this.fail(next, error.message);
+        continue;
+      }
+      if (line.closed) return;
+      const sent = await markCommandSent(this.db, next.id);
+      if (!sent) continue; // cancelled or expired meanwhile
+      if (line.closed || !link.write(bytes)) {
+        await this.unanswered(sent, 'the connection closed before the command could be written');
+        return;
+      }
+      const timer = setTimeout(() => this.timedOut(line, sent.id), this.settings.answerTimeoutMs);
+      timer.unref();
+      line.awaiting = { command: sent, serial: encoder.answerSerial?.(request, serial), timer };
+      return;
+    }
+  }
+
+  private async settle(line: DeviceLine, answer: CommandAnswer): Promise<void> {
+    const awaited = line.awaiting;
+    const matches = awaited && (awaited.serial === undefined || answer.serial === undefined || answer.serial === awaited.serial);
+    if (!awaited || !matches) {
+      this.log.debug('tracker answer matched no command awaiting one', { deviceId: line.link.deviceId, answer: answer.text, serial: answer.serial });
+      return;
+    }
+    clearTimeout(awaited.timer);
+    line.awaiting = undefined;
+    const { command } = awaited;
+    const settled = answerRefuses(answer.text)
+      ? await failCommand(this.db, command.id, 'the tracker refused the command (see response)', answer.text)
+      : await acknowledgeCommand(this.db, command.id, answer.text);
+    if (settled) this.log.info(`command ${settled.status}`, { commandId: command.id, deviceId: command.device_id, response: answer.text });
+    await this.deliverNext(line);
+  }
+
+  private timedOut(line: DeviceLine, commandId: string): void {
+    if (line.awaiting?.command.id !== commandId) return;
+    line.awaiting = undefined;
+    const seconds = Math.round(this.settings.answerTimeoutMs / 1000);
+    this.run(line, async () => {
+      const command = (await nextCommandFor(this.db, line.link.deviceId)) ?? undefined;
+      // Its next attempt (or its failure, on the last) is deliverNext's to make.
+      if (command?.id === commandId && command.attempts >= command.max_attempts) {
+        await this.fail(command, `no answer within ${seconds} s, ${command.attempts} of ${command.max_attempts} attempts`);
+      }
+      await this.deliverNext(line);
+    });
+  }
+
+  /** A sent command whose answer can no longer come on this connection. */
+  private async unanswered(command: CommandRow, reason: string): Promise<void> {
+    if (command.attempts >= command.max_attempts) await this.fail(command, `${reason}, ${command.attempts} of ${command.max_attempts} attempts`);
+  }
+
+  private async fail(command: CommandRow, reason: string): Promise<void> {
+    const failed = await failCommand(this.db, command.id, reason);
+    if (failed) this.log.info('command failed', { commandId: command.id, deviceId: command.device_id, reason });
+  }
+
+  /** Connected devices owed a command that nothing is under way for: notifications lost, or a held stop. */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const idle = [...this.lines.values()].filter((l) => !l.awaiting && !l.pumpQueued).map((l) => l.link.deviceId);
+      for (let i = 0; i < idle.length; i += 5_000) {
+        for (const deviceId of await devicesWithOpenCommands(this.db, idle.slice(i, i + 5_000))) this.wake(deviceId);
+      }
+    } catch (error) {
+      this.notice.warn('sweep', 'command sweep failed; trying again', { error: (error as Error).message });
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}
