@@ -49,6 +49,7 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 5,
         trips: { useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600 },
       },
+      commands: { safeStopKmh: 20, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
       demoSeed: 'auto',
       demoSimulate: 'auto',
     });
@@ -96,6 +97,11 @@ describe('loadConfig', () => {
       LATE_FIXES_RETENTION_DAYS: '30',
       GEOFENCE_CHANGES_RETENTION_HOURS: '48',
       PRUNE_INTERVAL_S: '600',
+      COMMAND_SAFE_STOP_KMH: '15',
+      COMMAND_ANSWER_TIMEOUT_S: '45',
+      COMMAND_MAX_ATTEMPTS: '5',
+      COMMAND_SWEEP_S: '10',
+      COMMAND_EXPIRY_SWEEP_S: '2',
       OVERSPEED_HYSTERESIS_KMH: '0',
       TRIPS_USE_IGNITION: 'true',
       TRIP_MIN_STOP_S: '120',
@@ -136,6 +142,7 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 0,
         trips: { useIgnition: true, minStopS: 120, minDistanceM: 50, minDurationS: 60, maxGapS: 900 },
       },
+      commands: { safeStopKmh: 15, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
       demoSeed: 'true',
       demoSimulate: 'false',
     });

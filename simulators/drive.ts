@@ -54,11 +54,21 @@ export class Drive {
     return this.stops[Math.floor(this.random() * this.stops.length)]!;
   }
 
-  /** Moves the vehicle `seconds` forward in time to `now` and says what its tracker reports. */
-  advance(now: Date, seconds: number): SimulatedFix {
+  /**
+   * Moves the vehicle `seconds` forward in time to `now` and says what its tracker reports. With the
+   * engine cut (its relay open) the vehicle brakes to a stop, about 10 km/h a second, and stays there.
+   */
+  advance(now: Date, seconds: number, engineCut = false): SimulatedFix {
     const parked = now.getTime() < this.parkedUntil;
     if (parked) {
       this.speedKmh = 0;
+    } else if (engineCut) {
+      const slower = Math.max(0, this.speedKmh - 10 * seconds);
+      const step = ((this.speedKmh + slower) / 2 / 3.6) * seconds;
+      const next = towards(this.position, this.target, step);
+      this.odometer += distanceMeters(this.position, next);
+      this.position = next;
+      this.speedKmh = slower;
     } else {
       // Speed drifts around a cruising speed, like traffic does.
       this.speedKmh = Math.max(15, Math.min(90, (this.speedKmh || 35) + (this.random() - 0.5) * 20));

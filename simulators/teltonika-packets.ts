@@ -16,6 +16,8 @@ export interface SimulatedFix {
   odometer?: number;
   /** The iButton key read with this fix (IO 78, eight bytes), as a driver identification reader sends it. */
   iButton?: bigint;
+  /** Digital outputs, once a command has set them: out1 drives the engine cut relay, out2 a siren (IO 179, 180). */
+  outputs?: { out1: boolean; out2: boolean };
 }
 
 /** The login a Teltonika device sends first: 2-byte length and the IMEI in ASCII. */
@@ -26,10 +28,13 @@ export function teltonikaLogin(imei: string): Uint8Array {
   return frame;
 }
 
-/** A Codec 8 AVL packet as an FMB device sends it: ignition (IO 239), movement (240), power (66), odometer (16), and an iButton (78) when the fix has one. */
+/**
+ * A Codec 8 AVL packet as an FMB device sends it: ignition (IO 239), movement (240), power (66),
+ * odometer (16), the digital outputs (179, 180) when known, and an iButton (78) when the fix has one.
+ */
 export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
   const records = fixes.map((f) => {
-    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 2 * 2 + 1 + 3 + 1 + 5 + 1 + 9);
+    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 4 * 2 + 1 + 3 + 1 + 5 + 1 + 9);
     let at = 0;
     r.writeBigUInt64BE(BigInt(f.time.getTime()), at); at += 8;
     r[at++] = 0; // priority
@@ -40,10 +45,14 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     r[at++] = f.satellites;
     r.writeUInt16BE(Math.round(f.speedKmh), at); at += 2;
     r[at++] = f.iButton === undefined ? 0 : 78; // event IO id: a key read is the event
-    r[at++] = f.iButton === undefined ? 4 : 5; // IO elements in all
-    r[at++] = 2; // one-byte values
+    r[at++] = (f.iButton === undefined ? 4 : 5) + (f.outputs ? 2 : 0); // IO elements in all
+    r[at++] = f.outputs ? 4 : 2; // one-byte values
     r[at++] = 239; r[at++] = f.ignition ? 1 : 0;
     r[at++] = 240; r[at++] = f.speedKmh > 0 ? 1 : 0;
+    if (f.outputs) {
+      r[at++] = 179; r[at++] = f.outputs.out1 ? 1 : 0;
+      r[at++] = 180; r[at++] = f.outputs.out2 ? 1 : 0;
+    }
     r[at++] = 1; // two-byte values
     r[at++] = 66; r.writeUInt16BE(Math.round((f.power ?? 12.6) * 1000), at); at += 2;
     r[at++] = 1; // four-byte values
@@ -61,4 +70,45 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
   data.copy(packet, 8);
   packet.writeUInt32BE(crc16Ibm(data), 8 + data.length);
   return packet;
+}
+
+/** A Codec 12 message with one command (type 5) or response (type 6) around its text. */
+function codec12(type: number, text: string): Uint8Array {
+  const body = Buffer.from(text, 'latin1');
+  const data = Buffer.alloc(3 + 4 + body.length + 1);
+  data[0] = 0x0c;
+  data[1] = 1;
+  data[2] = type;
+  data.writeUInt32BE(body.length, 3);
+  body.copy(data, 7);
+  data[7 + body.length] = 1;
+  const packet = Buffer.alloc(8 + data.length + 4);
+  packet.writeUInt32BE(data.length, 4);
+  data.copy(packet, 8);
+  packet.writeUInt32BE(crc16Ibm(data), 8 + data.length);
+  return packet;
+}
+
+/** The device's answer to a command: a Codec 12 response (type 6). */
+export function teltonikaResponse(text: string): Uint8Array {
+  return codec12(0x06, text);
+}
+
+/** What the server sends a Teltonika device: a record-count ACK, or a Codec 12 command. */
+export type TeltonikaServerMessage = { consumed: number } & ({ kind: 'ack'; records: number } | { kind: 'command'; text: string });
+
+/**
+ * The server message at the start of `received`, or undefined while incomplete. An ACK is four bytes
+ * holding a record count, never 0; a command frame starts with a zero preamble, then its length.
+ */
+export function readTeltonikaServerMessage(received: Uint8Array): TeltonikaServerMessage | undefined {
+  if (received.length < 4) return undefined;
+  const view = Buffer.from(received.buffer, received.byteOffset, received.length);
+  const first = view.readUInt32BE(0);
+  if (first !== 0) return { kind: 'ack', consumed: 4, records: first };
+  if (received.length < 8) return undefined;
+  const length = view.readUInt32BE(4);
+  if (received.length < 8 + length + 4) return undefined;
+  const size = view.readUInt32BE(11);
+  return { kind: 'command', consumed: 8 + length + 4, text: view.subarray(15, 15 + size).toString('latin1') };
 }

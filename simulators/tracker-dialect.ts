@@ -1,8 +1,19 @@
 import type { SimulatedFix } from './teltonika-packets.ts';
-import { teltonikaCodec8, teltonikaLogin } from './teltonika-packets.ts';
-import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
+import { readTeltonikaServerMessage, teltonikaCodec8, teltonikaLogin, teltonikaResponse } from './teltonika-packets.ts';
+import { gt06CommandAnswer, gt06Location, gt06Login, readGt06Answer, readGt06ServerMessage } from './gt06-packets.ts';
+import { obeyGt06, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
 
-/** How a simulated tracker of one protocol logs in, packs its fixes and reads the server's answers. */
+/** A command as the device read it off the wire. */
+export interface ReceivedCommand {
+  text: string;
+  /** What the device must echo in its answer (GT06's server flag). */
+  serverFlag?: number;
+}
+
+/** A server message after login: an acknowledgement of records, or a command. */
+export type ServerMessage = { consumed: number } & ({ kind: 'ack'; records: number } | { kind: 'command'; command: ReceivedCommand });
+
+/** How a simulated tracker of one protocol logs in, packs its fixes, reads the server and obeys its commands. */
 export interface TrackerDialect {
   protocol: string;
   maxRecordsPerPacket: number;
@@ -12,8 +23,12 @@ export interface TrackerDialect {
   /** The login answer at the start of `received`, or undefined while incomplete. */
   readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean } | undefined;
   packet(fixes: SimulatedFix[]): Uint8Array;
-  /** How many records the answer at the start of `received` acknowledges, or undefined while incomplete. */
-  readAck(received: Uint8Array): { consumed: number; records: number } | undefined;
+  /** The server message at the start of `received`, or undefined while incomplete. */
+  readServerMessage(received: Uint8Array): ServerMessage | undefined;
+  /** What the device does with a command: its outputs afterwards and its answer text. */
+  obey(command: ReceivedCommand, outputs: Outputs): Obeyed;
+  /** The answer frame carrying `text` for `command`. */
+  answer(command: ReceivedCommand, text: string): Uint8Array;
 }
 
 export const teltonikaDialect: TrackerDialect = {
@@ -23,7 +38,13 @@ export const teltonikaDialect: TrackerDialect = {
   login: teltonikaLogin,
   readLoginAnswer: (r) => (r.length < 1 ? undefined : { consumed: 1, accepted: r[0] === 0x01 }),
   packet: teltonikaCodec8,
-  readAck: (r) => (r.length < 4 ? undefined : { consumed: 4, records: new DataView(r.buffer, r.byteOffset, 4).getUint32(0) }),
+  readServerMessage: (r) => {
+    const message = readTeltonikaServerMessage(r);
+    if (!message) return undefined;
+    return message.kind === 'ack' ? message : { kind: 'command', consumed: message.consumed, command: { text: message.text } };
+  },
+  obey: (command, outputs) => obeyTeltonika(command.text, outputs),
+  answer: (_command, text) => teltonikaResponse(text),
 };
 
 let gt06Serial = 1;
@@ -39,8 +60,12 @@ export const gt06Dialect: TrackerDialect = {
     return answer && { consumed: answer.consumed, accepted: answer.type === 0x01 };
   },
   packet: (fixes) => gt06Location(fixes[0]!, gt06Serial++ & 0xffff),
-  readAck: (r) => {
-    const answer = readGt06Answer(r);
-    return answer && { consumed: answer.consumed, records: 1 };
+  readServerMessage: (r) => {
+    const message = readGt06ServerMessage(r);
+    if (!message) return undefined;
+    if (message.kind === 'ack') return { kind: 'ack', consumed: message.consumed, records: 1 };
+    return { kind: 'command', consumed: message.consumed, command: { text: message.text, serverFlag: message.serverFlag } };
   },
+  obey: (command, outputs) => obeyGt06(command.text, outputs),
+  answer: (command, text) => gt06CommandAnswer(command.serverFlag ?? 0, text, gt06Serial++ & 0xffff),
 };

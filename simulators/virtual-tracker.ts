@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import type { Drive } from './drive.ts';
 import type { SimulatedFix } from './teltonika-packets.ts';
-import type { TrackerDialect } from './tracker-dialect.ts';
+import type { Outputs } from './obeyed-commands.ts';
+import type { ReceivedCommand, TrackerDialect } from './tracker-dialect.ts';
 
 export interface TrackerStats {
   generated: number;
@@ -10,6 +11,8 @@ export interface TrackerStats {
   ackLatencies: number[];
   reconnects: number;
   refused: boolean;
+  /** Commands received from the server, each answered. */
+  commands: number;
 }
 
 const MAX_BUFFERED_FIXES = 10_000;
@@ -17,10 +20,13 @@ const MAX_BUFFERED_FIXES = 10_000;
 /**
  * One simulated tracker over real TCP: it reports every interval, keeps what the server has not
  * acknowledged (also while disconnected, like a real device's memory) and sends it again, oldest
- * first, until it is acknowledged.
+ * first, until it is acknowledged. It obeys the server's commands as the real device does and answers
+ * them: a cut engine relay (out1) brings the vehicle to a stop until the relay is restored.
  */
 export class VirtualTracker {
-  readonly stats: TrackerStats = { generated: 0, acknowledged: 0, ackLatencies: [], reconnects: 0, refused: false };
+  readonly stats: TrackerStats = { generated: 0, acknowledged: 0, ackLatencies: [], reconnects: 0, refused: false, commands: 0 };
+  /** Unknown until a command sets them; from then on every fix reports them. */
+  private outputs: Outputs | undefined;
   private outbox: SimulatedFix[] = [];
   private inFlight = 0;
   private sentAt = 0;
@@ -59,7 +65,8 @@ export class VirtualTracker {
       // A late timer must not stamp two fixes with the same time at the protocol's resolution (GT06: 1 s).
       const at = Math.max(Math.floor((now - i * this.intervalMs) / step) * step, this.lastFixAt + step);
       this.lastFixAt = at;
-      this.outbox.push(this.drive.advance(new Date(at), this.intervalMs / 1000));
+      const fix = this.drive.advance(new Date(at), this.intervalMs / 1000, this.outputs?.out1 ?? false);
+      this.outbox.push(this.outputs ? { ...fix, outputs: this.outputs } : fix);
       this.stats.generated++;
     }
     // A full memory drops the oldest fixes, as trackers do.
@@ -102,20 +109,32 @@ export class VirtualTracker {
         }
         this.state = 'ready';
         this.send();
-      } else if (this.state === 'ready' && this.inFlight > 0) {
-        const ack = this.dialect.readAck(this.received);
-        if (!ack) return;
-        this.received = this.received.subarray(ack.consumed);
-        const records = Math.min(ack.records, this.inFlight);
-        this.outbox.splice(0, records);
-        this.stats.acknowledged += records;
-        this.stats.ackLatencies.push(performance.now() - this.sentAt);
-        this.inFlight = 0;
-        this.send();
+      } else if (this.state === 'ready') {
+        const message = this.dialect.readServerMessage(this.received);
+        if (!message) return;
+        this.received = this.received.subarray(message.consumed);
+        if (message.kind === 'command') this.obey(message.command);
+        else if (this.inFlight > 0) this.acknowledged(message.records);
       } else {
         return;
       }
     }
+  }
+
+  private acknowledged(count: number): void {
+    const records = Math.min(count, this.inFlight);
+    this.outbox.splice(0, records);
+    this.stats.acknowledged += records;
+    this.stats.ackLatencies.push(performance.now() - this.sentAt);
+    this.inFlight = 0;
+    this.send();
+  }
+
+  private obey(command: ReceivedCommand): void {
+    const obeyed = this.dialect.obey(command, this.outputs ?? { out1: false, out2: false });
+    this.outputs = obeyed.outputs;
+    this.stats.commands++;
+    this.socket?.write(this.dialect.answer(command, obeyed.answer));
   }
 
   private send(): void {

@@ -593,6 +593,73 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 409, what: 'a delivery that succeeded', request: (s) => ({ path: `/webhooks/${s.webhooks.main}/deliveries/${s.deliveries.succeeded}/retry`, method: 'POST' }), shows: errorMatching(/already succeeded/) },
     ],
   },
+  'POST /commands': {
+    permission: 'commands:write',
+    cases: [
+      {
+        status: 202,
+        what: 'an engine stop held while the vehicle is fast',
+        request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'engine_stop', idempotencyKey: 'conformance-1' } }),
+        shows: (body) => expect(body.data).toMatchObject({ status: 'queued', reason: 'waiting for the vehicle to slow down', attempts: 0, sentAt: null, error: null }),
+      },
+      {
+        status: 202,
+        what: 'the same request again, answered with the first command',
+        request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'engine_stop' }, headers: { 'Idempotency-Key': 'conformance-1' } }),
+        shows: (body) => expect(body.data).toMatchObject({ idempotencyKey: 'conformance-1', status: 'queued' }),
+      },
+      { status: 400, what: 'a type the device\'s protocol cannot express', request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'take_photo' } }), shows: errorMatching(/teltonika/) },
+      { status: 400, what: 'an unknown field', request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'siren_on', speed: 1 } }) },
+      { status: 404, what: 'an unknown device', request: () => ({ path: '/commands', method: 'POST', body: { deviceId: '000000000000000', type: 'engine_stop' } }) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/commands', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/commands', method: 'POST', body: 'type=engine_stop', headers: { 'Content-Type': 'text/plain' } }) },
+      {
+        status: 422,
+        what: 'an idempotency key used for another command',
+        request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'engine_resume', idempotencyKey: 'conformance-1' } }),
+        shows: errorMatching(/another command/),
+      },
+    ],
+  },
+  'GET /commands': {
+    permission: 'commands:read',
+    cases: [
+      {
+        status: 200,
+        what: 'commands in every state, newest first',
+        request: (s) => ({ path: `/commands?deviceId=${s.vehicles.detailed}&limit=100` }),
+        shows: (body) => {
+          const byId = new Map(body.data.map((c: any) => [c.id, c]));
+          expect(byId.get(body.data[0].id)).toBeDefined();
+          expect([...byId.values()].map((c: any) => c.status)).toEqual(expect.arrayContaining(['queued', 'sent', 'acknowledged', 'failed']));
+        },
+      },
+      { status: 400, what: 'an unknown status', request: () => ({ path: '/commands?status=lost' }) },
+    ],
+  },
+  'GET /commands/{id}': {
+    permission: 'commands:read',
+    cases: [
+      {
+        status: 200,
+        what: 'an acknowledged command with every field',
+        request: (s) => ({ path: `/commands/${s.commands.acknowledged}` }),
+        shows: (body) => expect(body.data).toMatchObject({ status: 'acknowledged', response: 'DOUT1:1 Timeout:INFINITY', issuedBy: { keyPrefix: expect.any(String), address: '203.0.113.9' } }),
+      },
+      { status: 200, what: 'a failed command', request: (s) => ({ path: `/commands/${s.commands.failed}` }), shows: (body) => expect(body.data.error).toMatch(/no answer/) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/commands/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/commands/999999999' }) },
+    ],
+  },
+  'DELETE /commands/{id}': {
+    permission: 'commands:write',
+    cases: [
+      { status: 200, what: 'a queued command', request: (s) => ({ path: `/commands/${s.commands.toCancel}`, method: 'DELETE' }), shows: (body) => expect(body.data.status).toBe('cancelled') },
+      { status: 400, what: 'an id past the bigint range', request: () => ({ path: '/commands/9999999999999999999', method: 'DELETE' }), shows: errorMatching(/out of range/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/commands/999999999', method: 'DELETE' }) },
+      { status: 409, what: 'a command already sent', request: (s) => ({ path: `/commands/${s.commands.sent}`, method: 'DELETE' }), shows: errorMatching(/is sent/) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [

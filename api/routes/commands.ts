@@ -32,7 +32,8 @@ const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema
 const commandId = z
   .string()
   .regex(/^\d{1,19}$/, 'id must be a number')
-  .refine((v) => BigInt(v) <= BIGINT_MAX, 'id is out of range')
+  // Refinements run even when the pattern failed, so guard the conversion.
+  .refine((v) => !/^\d{1,19}$/.test(v) || BigInt(v) <= BIGINT_MAX, 'id is out of range')
   .openapi({ param: { name: 'id', in: 'path' }, example: '88' });
 
 const CreateBody = z

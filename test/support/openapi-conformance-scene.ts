@@ -1,4 +1,5 @@
 import { PERMISSIONS, type Permission } from '../../api/auth/permissions.ts';
+import { acknowledgeCommand, failCommand, markCommandSent, queueCommand, type NewCommand } from '../../db/commands.ts';
 import { TravelStatus, type Device } from '../../db/schema.ts';
 import { recordCrossingsThroughEngine } from './engine-crossings.ts';
 import { square } from './fixtures.ts';
@@ -19,6 +20,8 @@ export interface ConformanceScene {
   vehicles: { detailed: string; toDelete: string };
   /** Driver ids: with trips (a rating), assigned (to the detailed vehicle), free, assigned to unassign, one to delete. */
   drivers: { rated: number; assigned: number; free: number; toUnassign: number; toDelete: number };
+  /** Command ids of the detailed vehicle: answered, failed, sent and awaiting its answer, queued to cancel. */
+  commands: { acknowledged: string; failed: string; sent: string; toCancel: string };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -163,5 +166,23 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   };
   await db.insertInto('driver_assignments').values({ driver_id: drivers.toUnassign, device_id: devices.bare.id, since: new Date(now - 7_200_000), until: null, source: 'telemetry' }).execute();
 
-  return { only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  // Commands of the detailed vehicle as delivery leaves them: one answered (sent by a named key from an
+  // address), one failed unanswered, one sent and awaiting, one queued to cancel.
+  const commandKey = await t.fixtures.key(user.id, { permissions: ['commands:write'] });
+  const command = async (issued: Partial<NewCommand> = {}) =>
+    (await queueCommand(db, {
+      accountId: account.id, deviceId: detailedId, apiKeyId: null, userId: user.id, type: 'siren_on', params: {}, text: null,
+      idempotencyKey: null, expiresAt: new Date(now + 86_400_000), ...issued,
+    })).command.id;
+  const acknowledged = await command({ apiKeyId: commandKey.id, requestedFrom: '203.0.113.9', type: 'engine_resume', idempotencyKey: 'scene-ack' });
+  await markCommandSent(db, acknowledged);
+  await acknowledgeCommand(db, acknowledged, 'DOUT1:1 Timeout:INFINITY');
+  const failed = await command({ maxAttempts: 1 });
+  await markCommandSent(db, failed);
+  await failCommand(db, failed, 'no answer within 30 s, 1 of 1 attempts');
+  const sent = await command();
+  await markCommandSent(db, sent);
+  const commands = { acknowledged, failed, sent, toCancel: await command() };
+
+  return { commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
