@@ -34,7 +34,7 @@ export function fixtures(db: Db) {
       });
       return { ...row, key: issued.key };
     },
-    async device(accountId: number, options: { name?: string; plates?: string; mode?: DeviceMode; userIds?: number[]; imei?: string } = {}) {
+    async device(accountId: number, options: { name?: string; plates?: string; mode?: DeviceMode; userIds?: number[]; imei?: string; protocol?: string } = {}) {
       const id = unique();
       const { device } = await addDevice(db, {
         accountId,
@@ -43,6 +43,7 @@ export function fixtures(db: Db) {
         plates: options.plates ?? `P-${id}`,
         mode: options.mode ?? 'live',
         userIds: options.userIds,
+        protocol: options.protocol ?? null,
       });
       return device;
     },

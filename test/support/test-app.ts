@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { createApp, type App } from '../../api/app.ts';
 import { EventFeed } from '../../api/events/event-feed.ts';
 import type { EventStreamSettings } from '../../api/events/event-stream.ts';
+import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
 import { silentLogger } from '../../runtime/logger.ts';
@@ -31,7 +32,9 @@ export const TEST_CONFIG = {
  * The whole HTTP app on this file's own database. Rate limits are kept in Redis when REDIS_URL is set,
  * as in production; `rateLimitMax` defaults high so only the rate-limit tests meet it.
  */
-export async function startTestApp(options: { rateLimitMax?: number; overviewRateLimitMax?: number; eventStream?: Partial<EventStreamSettings> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { rateLimitMax?: number; overviewRateLimitMax?: number; eventStream?: Partial<EventStreamSettings>; commandBus?: CommandBus } = {},
+): Promise<TestApp> {
   const database = await openTestDatabase();
   const max = options.rateLimitMax ?? 100_000;
   const overviewMax = options.overviewRateLimitMax ?? 100_000;
@@ -44,6 +47,7 @@ export async function startTestApp(options: { rateLimitMax?: number; overviewRat
   const app = createApp({
     db: database.db, log: silentLogger, rateLimiter, overviewRateLimiter, eventFeed,
     config: { ...TEST_CONFIG, eventStream: options.eventStream },
+    commandBus: options.commandBus,
   });
 
   const call: TestApp['call'] = (path, { key, method = 'GET', body, headers = {} } = {}) => {
