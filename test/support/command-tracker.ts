@@ -1,0 +1,94 @@
+import { connect, type Socket } from 'node:net';
+import type { SimulatedFix } from '../../simulators/teltonika-packets.ts';
+import type { ReceivedCommand, TrackerDialect } from '../../simulators/tracker-dialect.ts';
+
+/** A command as the tracker received it, and when. */
+export interface Delivered extends ReceivedCommand {
+  at: number;
+  /** The frame as it arrived. */
+  raw: Buffer;
+}
+
+export interface CommandTracker {
+  /** Sends one fix and resolves once the server acknowledged it. */
+  report(fix: Partial<SimulatedFix>): Promise<void>;
+  /** The next command not yet taken, waiting up to `timeoutMs`; undefined if none came. */
+  nextCommand(timeoutMs?: number): Promise<Delivered | undefined>;
+  /** Answers a command with `text`, or with what the simulated device would say. */
+  answer(command: ReceivedCommand, text?: string): void;
+  /** Commands received and not yet taken. */
+  readonly waiting: number;
+  close(): void;
+}
+
+/**
+ * A tracker of a simulated protocol on a real socket whose every step the test chooses: it logs in,
+ * reports the fixes it is given, collects the commands the server writes between acknowledgements,
+ * and answers them only when told to (or never, or after it hung up).
+ */
+export async function commandTracker(port: number, imei: string, dialect: TrackerDialect): Promise<CommandTracker> {
+  const socket: Socket = connect(port, '127.0.0.1');
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.setNoDelay(true);
+  let received = Buffer.alloc(0);
+  let loggedIn: ((accepted: boolean) => void) | undefined;
+  const acks: Array<() => void> = [];
+  const commands: Delivered[] = [];
+  let closed = false;
+
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    for (;;) {
+      if (loggedIn) {
+        const login = dialect.readLoginAnswer(received);
+        if (!login) return;
+        received = received.subarray(login.consumed);
+        const done = loggedIn;
+        loggedIn = undefined;
+        done(login.accepted);
+        continue;
+      }
+      const message = dialect.readServerMessage(received);
+      if (!message) return;
+      const raw = Buffer.from(received.subarray(0, message.consumed));
+      received = received.subarray(message.consumed);
+      if (message.kind === 'command') commands.push({ ...message.command, at: Date.now(), raw });
+      else acks.shift()?.();
+    }
+  });
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => undefined);
+
+  const accepted = await new Promise<boolean>((resolve) => {
+    loggedIn = resolve;
+    socket.write(dialect.login(imei));
+  });
+  if (!accepted) throw new Error(`tracker ${imei} was refused`);
+
+  const until = async (done: () => boolean, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done() && !closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    return done();
+  };
+
+  return {
+    async report(fix) {
+      const acked = new Promise<void>((resolve) => acks.push(resolve));
+      socket.write(dialect.packet([{ time: new Date(), latitude: 19.43, longitude: -99.13, speedKmh: 0, heading: 90, satellites: 9, ignition: true, ...fix }]));
+      let done = false;
+      void acked.then(() => (done = true));
+      if (!(await until(() => done, 10_000))) throw new Error(`tracker ${imei}: fix not acknowledged`);
+    },
+    async nextCommand(timeoutMs = 10_000) {
+      await until(() => commands.length > 0, timeoutMs);
+      return commands.shift();
+    },
+    answer(command, text) {
+      socket.write(dialect.answer(command, text ?? dialect.obey(command, { out1: false, out2: false }).answer));
+    },
+    get waiting() {
+      return commands.length;
+    },
+    close: () => socket.destroy(),
+  };
+}
