@@ -97,6 +97,16 @@ export async function recordPresence(db: Db, changes: readonly PresenceChange[])
           remote_address = excluded.remote_address, connected_at = excluded.connected_at
       `.execute(trx);
     }
+    // The protocol a tracker speaks is what it connected with: the record follows it, and commands
+    // are checked against it (a vehicle registered without one can take commands once it connects).
+    const spoken = new Map(changes.filter((c) => c.kind === 'online' && open.has(c.deviceId)).map((c) => [c.deviceId, c.protocol]));
+    if (spoken.size > 0) {
+      await sql`
+        UPDATE devices d SET protocol = x.protocol
+        FROM unnest(${[...spoken.keys()]}::int[], ${[...spoken.values()]}::text[]) AS x(device_id, protocol)
+        WHERE d.id = x.device_id AND d.protocol IS DISTINCT FROM x.protocol
+      `.execute(trx);
+    }
     // Last: appending holds the log's lock until the commit (see appendEvents).
     return (await appendEvents(trx, events)).length;
   });

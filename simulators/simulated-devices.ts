@@ -9,12 +9,12 @@ export function simulatedImei(seed: number, index: number): string {
 }
 
 /** Registers the simulation's vehicles in the account, those not there yet; returns every IMEI. */
-export async function ensureSimulatedDevices(db: Db, accountId: number, seed: number, count: number): Promise<string[]> {
+export async function ensureSimulatedDevices(db: Db, accountId: number, seed: number, count: number, protocol = 'teltonika'): Promise<string[]> {
   const imeis = Array.from({ length: count }, (_, i) => simulatedImei(seed, i));
   const existing = await registeredImeis(db, imeis);
   for (const [i, imei] of imeis.entries()) {
     if (existing.has(imei)) continue;
-    await addDevice(db, { accountId, imei, name: `Sim ${seed}-${i + 1}`, plates: `SIM-${String(i + 1).padStart(4, '0')}`, mode: 'live', protocol: 'teltonika' });
+    await addDevice(db, { accountId, imei, name: `Sim ${seed}-${i + 1}`, plates: `SIM-${String(i + 1).padStart(4, '0')}`, mode: 'live', protocol });
   }
   return imeis;
 }

@@ -45,7 +45,7 @@ export async function simulateCommand(config: Config, argv: string[]): Promise<v
 
   const { imeis, stops } = await withDatabase(config, async ({ db }) => {
     if (!(await findAccount(db, accountId))) throw new DomainError('not_found', `account ${accountId} does not exist`);
-    return { imeis: await ensureSimulatedDevices(db, accountId, seed, count), stops: await geofenceStops(db, accountId) };
+    return { imeis: await ensureSimulatedDevices(db, accountId, seed, count, protocol), stops: await geofenceStops(db, accountId) };
   });
   const trackers = startFleetSimulation({ imeis, dialect, server: { host, port }, intervalMs: intervalS * 1000, seed, stops, center: MEXICO_CITY });
   if (!parsed.json) process.stdout.write(`simulating ${count} ${protocol} tracker(s) against ${host}:${port} for ${durationS} s\n`);
@@ -60,11 +60,12 @@ export async function simulateCommand(config: Config, argv: string[]): Promise<v
     unacknowledged: trackers.reduce((n, t) => n + t.pending, 0),
     refused: trackers.filter((t) => t.stats.refused).length,
     reconnects: trackers.reduce((n, t) => n + t.stats.reconnects, 0),
+    commandsAnswered: trackers.reduce((n, t) => n + t.stats.commands, 0),
     ackLatencyMs: { p50: +latency.p50.toFixed(1), p99: +latency.p99.toFixed(1) },
   };
   printResult(
     parsed.json,
     totals,
-    `${totals.generated} fixes generated, ${totals.acknowledged} acknowledged, ${totals.unacknowledged} not; ACK latency p50 ${totals.ackLatencyMs.p50} ms, p99 ${totals.ackLatencyMs.p99} ms; ${totals.refused} refused, ${totals.reconnects} reconnects`,
+    `${totals.generated} fixes generated, ${totals.acknowledged} acknowledged, ${totals.unacknowledged} not; ACK latency p50 ${totals.ackLatencyMs.p50} ms, p99 ${totals.ackLatencyMs.p99} ms; ${totals.refused} refused, ${totals.reconnects} reconnects; ${totals.commandsAnswered} commands answered`,
   );
 }
