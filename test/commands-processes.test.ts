@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import type { Device } from '../db/schema.ts';
 import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
-import { commandTracker } from './support/command-tracker.ts';
+import { commandTracker } from '../simulators/command-tracker.ts';
 import { eventually } from './support/eventually.ts';
 import { fixtures } from './support/fixtures.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase } from './support/fleet-process.ts';

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import type { SimulatedFix } from '../../simulators/teltonika-packets.ts';
-import type { ReceivedCommand, TrackerDialect } from '../../simulators/tracker-dialect.ts';
+import type { SimulatedFix } from './teltonika-packets.ts';
+import type { ReceivedCommand, TrackerDialect } from './tracker-dialect.ts';
 
 /** A command as the tracker received it, and when. */
 export interface Delivered extends ReceivedCommand {
