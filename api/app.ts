@@ -17,7 +17,7 @@ import { EventFeed } from './events/event-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
 import { eventRoutes } from './routes/events.ts';
-import { commandRoutes } from './routes/commands.ts';
+import { COMMANDS_GUIDE, commandRoutes } from './routes/commands.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
 import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps) {
       ].join('\n\n'),
     },
     // The signing rules stand at the head of the Webhooks section, where receivers' authors look.
-    tags: [{ name: 'Webhooks', description: WEBHOOK_SIGNING }],
+    tags: [{ name: 'Webhooks', description: WEBHOOK_SIGNING }, { name: 'Commands', description: COMMANDS_GUIDE }],
     servers: [{ url: API_PREFIX }],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
   });

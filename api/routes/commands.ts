@@ -75,6 +75,31 @@ const LIFECYCLE = [
   'Safety: an engine_stop is held while the vehicle\'s last fix is faster than COMMAND_SAFE_STOP_KMH (default 20 km/h), and sent when a slower fix arrives; `params.force: true` overrides.',
 ].join('\n\n');
 
+/** The Commands tag's description in the OpenAPI document: the lifecycle, what each protocol is sent, the safety rule. */
+export const COMMANDS_GUIDE = [
+  LIFECYCLE,
+  [
+    '```',
+    'POST ─▶ queued ─(its turn on the device\'s connection)─▶ sent ─(the tracker\'s answer)─▶ acknowledged',
+    '          │  └ held: engine_stop above COMMAND_SAFE_STOP_KMH     ├─(refused, or last attempt unanswered)─▶ failed',
+    '          ├─(DELETE)─▶ cancelled                                 └─(connection closed, attempts left: sent again on the next)',
+    '          └─(ttlSeconds passed, queued or sent)─▶ expired',
+    '```',
+  ].join('\n'),
+  [
+    'What each protocol\'s trackers are sent (`<serial>`: the command\'s id, modulo what the field holds):',
+    '',
+    '| protocol | engine_stop / engine_resume | siren_on / siren_off | take_photo | custom |',
+    '|---|---|---|---|---|',
+    '| teltonika (Codec 12) | `setdigout 1` / `setdigout 0` (params.output 1-4) | `setdigout ?1` / `setdigout ?0` | - | any text |',
+    '| gt06 (0x80, server flag = serial) | `Relay,1#` / `Relay,0#`; params.variant `dyd`: `DYD,<password>#` / `HFYD,<password>#` | - | - | any text |',
+    '| h02 | `*HQ,<id>,S20,<HHMMSS>,1,1#` / `...,1,0#` | - | - | `*HQ,<id>,<cmd>,<HHMMSS>,<args>#` |',
+    '| gl200 | `AT+GTOUT=<password>,1,...,<serial>$` / `...0...` on output 1 | the same on output 2 | - | any `AT+...$` text |',
+    '| meitrack | `C01,0,12222` / `C01,0,02222` | `C01,0,21222` / `C01,0,20222` | `D03,<camera>,camera_picture.jpg` | any content |',
+    '| tk103 | `(<id>AV010)` / `(<id>AV011)` | - | - | `(<id><command word><body>)` |',
+  ].join('\n'),
+].join('\n\n');
+
 const routes = {
   create: createRoute({
     method: 'post', path: '/commands', tags: ['Commands'], summary: 'Send a command to a tracker: engine cut-off and resume, siren, photo, or raw text',

@@ -64,6 +64,8 @@ interface DeviceLine {
  */
 export class CommandDelivery {
   private readonly lines = new Map<number, DeviceLine>();
+  /** Lines of closed connections whose last steps (failing a command on its last attempt) still run. */
+  private readonly closing = new Set<DeviceLine>();
   private readonly notice: ThrottledNotice;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -103,6 +105,8 @@ export class CommandDelivery {
     clearTimeout(awaited.timer);
     line.awaiting = undefined;
     this.run(line, () => this.unanswered(awaited.command, `the connection closed before an answer (${reason})`));
+    this.closing.add(line);
+    void line.chain.then(() => this.closing.delete(line));
   }
 
   /** Something may be owed to this device (a command queued or cancelled). */
@@ -131,7 +135,7 @@ export class CommandDelivery {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     for (const line of this.lines.values()) if (line.awaiting) clearTimeout(line.awaiting.timer);
-    await Promise.all([...this.lines.values()].map((l) => l.chain));
+    await Promise.all([...this.lines.values(), ...this.closing].map((l) => l.chain));
   }
 
   private run(line: DeviceLine, step: () => Promise<void>): void {
