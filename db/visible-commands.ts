@@ -50,3 +50,22 @@ export async function commandPage(db: Db, scope: AccessScope, page: CommandPageQ
   `.execute(db);
   return rows;
 }
+
+/** A device a command may be sent to: visible to the key, with its protocol and its last fix's speed (null before its first). */
+export interface CommandTarget {
+  id: number;
+  imei: string;
+  protocol: string | null;
+  last_speed_kmh: number | null;
+}
+
+/** The device a key may send a command to, in one query: the same visibility as its commands. */
+export async function commandTarget(db: Db, scope: AccessScope, imei: string): Promise<CommandTarget | undefined> {
+  const { rows } = await sql<CommandTarget>`
+    SELECT d.id, d.imei, d.protocol, CASE WHEN s.fix_time IS NULL THEN NULL ELSE coalesce(s.speed_kmh, 0) END AS last_speed_kmh
+    FROM devices d LEFT JOIN device_states s ON s.device_id = d.id
+    WHERE d.imei = ${imei} AND d.account_id = ${scope.accountId} AND d.mode = ${scope.mode}
+      AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = ${scope.userId} AND ud.device_id = d.id)
+  `.execute(db);
+  return rows[0];
+}

@@ -34,6 +34,9 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
   let loggedIn: ((accepted: boolean) => void) | undefined;
   const acks: Array<() => void> = [];
   const commands: Delivered[] = [];
+  // Whoever waits for the next command (or for the connection to close): woken, not polled, so a
+  // bench can hold hundreds of trackers without spending its CPU on timers.
+  let wake: (() => void) | undefined;
   let closed = false;
 
   socket.on('data', (chunk: Buffer) => {
@@ -52,11 +55,17 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
       if (!message) return;
       const raw = Buffer.from(received.subarray(0, message.consumed));
       received = received.subarray(message.consumed);
-      if (message.kind === 'command') commands.push({ ...message.command, at: Date.now(), raw });
-      else acks.shift()?.();
+      if (message.kind === 'command') {
+        commands.push({ ...message.command, at: Date.now(), raw });
+        wake?.();
+      } else acks.shift()?.();
     }
   });
-  socket.on('close', () => (closed = true));
+  socket.on('close', () => {
+    closed = true;
+    wake?.();
+    for (const ack of acks.splice(0)) ack();
+  });
   socket.on('error', () => undefined);
 
   const accepted = await new Promise<boolean>((resolve) => {
@@ -65,22 +74,30 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
   });
   if (!accepted) throw new Error(`tracker ${imei} was refused`);
 
-  const until = async (done: () => boolean, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done() && !closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    return done();
+  const within = <T>(promise: Promise<T>, timeoutMs: number): Promise<T | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   };
 
   return {
     async report(fix) {
-      const acked = new Promise<void>((resolve) => acks.push(resolve));
+      let acknowledged = false;
+      const acked = new Promise<void>((resolve) =>
+        acks.push(() => {
+          acknowledged = !closed;
+          resolve();
+        }),
+      );
       socket.write(dialect.packet([{ time: new Date(), latitude: 19.43, longitude: -99.13, speedKmh: 0, heading: 90, satellites: 9, ignition: true, ...fix }]));
-      let done = false;
-      void acked.then(() => (done = true));
-      if (!(await until(() => done, 10_000))) throw new Error(`tracker ${imei}: fix not acknowledged`);
+      await within(acked, 10_000);
+      if (!acknowledged) throw new Error(`tracker ${imei}: fix not acknowledged`);
     },
     async nextCommand(timeoutMs = 10_000) {
-      await until(() => commands.length > 0, timeoutMs);
+      if (commands.length === 0 && !closed) {
+        await within(new Promise<void>((resolve) => (wake = resolve)), timeoutMs);
+        wake = undefined;
+      }
       return commands.shift();
     },
     answer(command, text) {

@@ -1,10 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { cancelQueuedCommand, queueCommand, type CommandRow } from '../../db/commands.ts';
-import { lastFixSpeed } from '../../db/device-states.ts';
 import type { CommandStatus } from '../../db/schema.ts';
-import { visibleVehicle } from '../../db/vehicles.ts';
-import { commandPage, visibleCommand } from '../../db/visible-commands.ts';
+import { commandPage, commandTarget, visibleCommand } from '../../db/visible-commands.ts';
 import { COMMAND_TYPES, CommandNotEncodable, type CommandRequest } from '../../ingest/commands/command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from '../../ingest/commands/command-encoders.ts';
 import { safeStopHold } from '../../ingest/commands/safe-stop-rule.ts';
@@ -206,7 +204,7 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
     if (body.type === 'custom' && body.text === undefined) throw new ApiError(400, 'text is required for a custom command');
     if (body.type !== 'custom' && body.text !== undefined) throw new ApiError(400, 'text is only for custom commands; the other types are encoded from type and params');
 
-    const vehicle = await visibleVehicle(db, scope, body.deviceId);
+    const vehicle = await commandTarget(db, scope, body.deviceId);
     if (!vehicle) throw new ApiError(404, DEVICE_NOT_FOUND);
     const request: CommandRequest = { type: body.type, params, ...(body.text === undefined ? {} : { text: body.text }) };
     checkEncodable(vehicle.protocol, vehicle.imei, request);
@@ -216,7 +214,7 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
       accountId: scope.accountId, deviceId: vehicle.id, apiKeyId: principal.keyId, userId: scope.userId,
       type: body.type, params, text: body.text ?? null, idempotencyKey: fromHeader ?? body.idempotencyKey ?? null,
       expiresAt: new Date(Date.now() + (body.ttlSeconds ?? DEFAULT_TTL_S) * 1000), maxAttempts,
-      requestedFrom: clientAddress(c), holdReason: safeStopHold(request, await lastFixSpeed(db, vehicle.id), safeStopKmh),
+      requestedFrom: clientAddress(c), holdReason: safeStopHold(request, vehicle.last_speed_kmh, safeStopKmh),
     });
     if (!created && !sameRequest(command, { device_id: vehicle.id, type: body.type, params, text: body.text ?? null, max_attempts: maxAttempts })) {
       throw new ApiError(422, `The idempotency key was used for another command (${command.id}); use a new key for a different command`);
