@@ -119,6 +119,11 @@ export function demoInstructions(seed: DemoSeed, baseUrl: string, now = new Date
     `  curl -s ${auth} -H "Content-Type: application/json" -d '{"vehicle":"Truck 02","startTime":"${start}","waypoints":[{"geofence":"Polanco Customer","expectedArrival":"${arrive}"}]}' ${baseUrl}/api/v1/travels`,
     `  curl -s ${auth} -X DELETE ${baseUrl}/api/v1/travels/${seed.travelId}`,
     '',
+    'Cut a demo truck\'s engine and watch it stop (its simulated tracker answers; force: it may be moving):',
+    `  curl -s ${auth} -H "Content-Type: application/json" -d '{"deviceId":"356307042441013","type":"engine_stop","params":{"force":true}}' ${baseUrl}/api/v1/commands`,
+    `  curl -s ${auth} ${baseUrl}/api/v1/devices/356307042441013/status`,
+    `  curl -s ${auth} -H "Content-Type: application/json" -d '{"deviceId":"356307042441013","type":"engine_resume"}' ${baseUrl}/api/v1/commands`,
+    '',
     `API reference: ${baseUrl}/docs`,
   ];
 }
