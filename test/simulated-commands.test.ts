@@ -88,9 +88,16 @@ describe('a simulated tracker', () => {
     await eventually(() => statusOf(stop.id), (c) => expect(c).toEqual({ status: 'acknowledged', response: 'Cut off the fuel supply: Success!' }));
     expect(tracker.stats.commands).toBe(1);
     await eventually(() => latest(device.id, 1), (rows) => expect(rows[0]!.attributes).toMatchObject({ blocked: true }), 20_000);
-    // The device is on record with the protocol it connected with.
-    const row = await database.db.selectFrom('devices').select('protocol').where('id', '=', device.id).executeTakeFirstOrThrow();
-    expect(row.protocol).toBe('gt06');
+    // A command the connection's protocol cannot carry (accepted while the vehicle was on record with
+    // another) fails with the reason instead of blocking the ones behind it.
+    const siren = (await queueCommand(database.db, { accountId: account.id, deviceId: device.id, apiKeyId: null, userId: null, type: 'siren_on', params: {}, text: null, idempotencyKey: null, expiresAt: new Date(Date.now() + 60_000) })).command;
+    const resume = (await queue(account.id, device.id, 'engine_resume')).command;
+    const failed = await eventually(
+      () => sql<{ status: string; status_reason: string }>`SELECT status, status_reason FROM commands WHERE id = ${siren.id}`.execute(database.db),
+      ({ rows }) => expect(rows[0]!.status).toBe('failed'),
+    );
+    expect(failed.rows[0]!.status_reason).toBe('the tracker connected over gt06: the gt06 protocol cannot express siren_on (it can: engine_stop, engine_resume, custom)');
+    await eventually(() => statusOf(resume.id), (c) => expect(c).toEqual({ status: 'acknowledged', response: 'Restore fuel supply: Success!' }));
   }, 60_000);
 });
 

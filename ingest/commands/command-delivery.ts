@@ -128,10 +128,6 @@ export class CommandDelivery {
     if (line?.link === link && line.held) this.pump(line);
   }
 
-  get connectedDevices(): number {
-    return this.lines.size;
-  }
-
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     for (const line of this.lines.values()) if (line.awaiting) clearTimeout(line.awaiting.timer);
@@ -177,7 +173,7 @@ export class CommandDelivery {
       }
       const unsupported = unsupportedReason(link.protocol, next.type);
       if (unsupported) {
-        await this.fail(next, `the tracker connected with ${unsupported}`);
+        await this.fail(next, `the tracker connected over ${link.protocol}: ${unsupported}`);
         continue;
       }
       const encoder = COMMAND_ENCODERS.get(link.protocol)!;
