@@ -60,13 +60,19 @@ const latest = async (deviceId: number, n: number) =>
   (await sql<{ speed_kmh: number; attributes: Record<string, unknown>; fix_time: Date }>`
     SELECT speed_kmh, attributes, fix_time FROM positions WHERE device_id = ${deviceId} ORDER BY fix_time DESC LIMIT ${n}`.execute(database.db)).rows;
 
+/** A simulated vehicle on the road, then a forced engine stop it must answer with `answer`. */
+async function cutEngine(dialect: TrackerDialect, seed: number, answer: string) {
+  const { account, device, tracker } = await fleet(dialect, seed);
+  await eventually(() => latest(device.id, 1), (rows) => expect(rows).toHaveLength(1));
+  const stop = (await queue(account.id, device.id, 'engine_stop', { force: true })).command;
+  await eventually(() => statusOf(stop.id), (c) => expect(c).toEqual({ status: 'acknowledged', response: answer }));
+  expect(tracker.stats.commands).toBe(1);
+  return { account, device };
+}
+
 describe('a simulated tracker', () => {
   it('(Teltonika) cuts its relay on engine_stop, answers, reports DOUT1 in its fixes and stops; engine_resume restores it', async () => {
-    const { account, device, tracker } = await fleet(teltonikaDialect, 71);
-    await eventually(() => latest(device.id, 1), (rows) => expect(rows).toHaveLength(1));
-    const stop = (await queue(account.id, device.id, 'engine_stop', { force: true })).command;
-    await eventually(() => statusOf(stop.id), (c) => expect(c).toEqual({ status: 'acknowledged', response: 'DOUT1:1 Timeout:INFINITY DOUT2:IGNORED' }));
-    expect(tracker.stats.commands).toBe(1);
+    const { account, device } = await cutEngine(teltonikaDialect, 71, 'DOUT1:1 Timeout:INFINITY DOUT2:IGNORED');
     // Within a few fixes at about 10 km/h less a second, the vehicle stands, its relay open.
     await eventually(() => latest(device.id, 2), (rows) => {
       expect(rows.map((r) => r.attributes.out1)).toEqual([true, true]);
@@ -82,11 +88,7 @@ describe('a simulated tracker', () => {
   }, 60_000);
 
   it('(GT06) answers Relay,1# in its firmware\'s words and reports the cut in its status byte', async () => {
-    const { account, device, tracker } = await fleet(gt06Dialect, 72);
-    await eventually(() => latest(device.id, 1), (rows) => expect(rows).toHaveLength(1));
-    const stop = (await queue(account.id, device.id, 'engine_stop', { force: true })).command;
-    await eventually(() => statusOf(stop.id), (c) => expect(c).toEqual({ status: 'acknowledged', response: 'Cut off the fuel supply: Success!' }));
-    expect(tracker.stats.commands).toBe(1);
+    const { account, device } = await cutEngine(gt06Dialect, 72, 'Cut off the fuel supply: Success!');
     await eventually(() => latest(device.id, 1), (rows) => expect(rows[0]!.attributes).toMatchObject({ blocked: true }), 20_000);
     // A command the connection's protocol cannot carry (accepted while the vehicle was on record with
     // another) fails with the reason instead of blocking the ones behind it.
