@@ -1,10 +1,15 @@
 import type { AccessScope } from '../db/access-scope.ts';
 
-/** Who is calling: resolved from the API key by the authentication middleware. */
+/** What authenticated a request: an API key, or an OAuth access token of a client. */
+export type Credential = { kind: 'api_key'; id: number } | { kind: 'oauth_token'; id: string; clientId: number };
+
+/** Who is calling: resolved from the API key or access token by the authentication middleware. */
 export interface Principal {
-  keyId: number;
-  /** Identifies the key to the rate limiter without exposing it. */
-  keyHash: string;
+  credential: Credential;
+  /** Identifies the caller to the rate limiter without exposing it: the key's hash, or the OAuth client (all its tokens share one limit). */
+  rateKey: string;
+  /** When the credential stops working (null: never); what it creates lives no longer. */
+  expiresAt: Date | null;
   scope: AccessScope;
   timezone: string;
   permissions: string[];

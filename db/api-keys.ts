@@ -29,24 +29,27 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKey> {
     .executeTakeFirstOrThrow();
 }
 
-/** The key behind a presented hash, with its user; revoked and expired keys included, so callers can say which. */
-export async function findKeyByHash(db: Db, keyHash: string) {
+/**
+ * The keys sharing a clear prefix, with their users: the caller compares each stored hash with the
+ * presented key's in constant time. Revoked and expired keys included, so callers can say which.
+ */
+export async function findKeysByPrefix(db: Db, prefix: string) {
+  return keysWithUsers(db).where('k.prefix', '=', prefix).limit(50).execute();
+}
+
+/** One key by id with its user, as findKeysByPrefix returns them (a stream token names its key so). */
+export async function findKeyById(db: Db, id: number) {
+  return keysWithUsers(db).where('k.id', '=', id).executeTakeFirst();
+}
+
+function keysWithUsers(db: Db) {
   return db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select([
-      'k.id',
-      'k.mode',
-      'k.permissions',
-      'k.expires_at',
-      'k.revoked_at',
-      'k.user_id',
-      'u.account_id',
-      'u.timezone',
-    ])
-    .where('k.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .select(['k.id', 'k.key_hash', 'k.mode', 'k.permissions', 'k.expires_at', 'k.revoked_at', 'k.user_id', 'u.account_id', 'u.timezone']);
 }
+
+export type KeyRow = Awaited<ReturnType<typeof findKeysByPrefix>>[number];
 
 // Ids are PostgreSQL integers: a longer number names no key rather than failing the query.
 const MAX_KEY_ID = 2_147_483_647;

@@ -18,6 +18,8 @@ export interface CommandRow {
   account_id: number;
   device_id: number;
   api_key_id: number | null;
+  /** The OAuth client whose token sent it, when no API key did. */
+  oauth_client_id: number | null;
   user_id: number | null;
   type: CommandType;
   params: Record<string, unknown>;
@@ -43,6 +45,8 @@ export interface NewCommand {
   accountId: number;
   deviceId: number;
   apiKeyId: number | null;
+  /** The OAuth client behind the request, when a token (not a key) sent it; its tokens share idempotency keys. */
+  oauthClientId?: number | null;
   userId: number | null;
   type: CommandType;
   params: Record<string, unknown>;
@@ -57,7 +61,7 @@ export interface NewCommand {
   holdReason?: string | null;
 }
 
-const COLUMNS = sql`id::text, account_id, device_id, api_key_id, user_id, type, params, text, status, status_reason, attempts, max_attempts,
+const COLUMNS = sql`id::text, account_id, device_id, api_key_id, oauth_client_id, user_id, type, params, text, status, status_reason, attempts, max_attempts,
   idempotency_key, requested_from, response, created_at, sent_at, acknowledged_at, finished_at, expires_at`;
 
 /** The command as events carry it: enough to follow it without another request. */
@@ -85,20 +89,24 @@ async function transition(db: Db, update: RawBuilder<CommandRow>, event: (c: Com
 }
 
 /**
- * Records a command as queued. A repeated idempotency key of the same API key finds the first
- * command instead (`created: false`); the caller decides whether the repeat asked for the same thing.
+ * Records a command as queued. A repeated idempotency key of the same API key (or of the same OAuth
+ * client, whichever token it used) finds the first command instead (`created: false`); the caller
+ * decides whether the repeat asked for the same thing.
  */
 export async function queueCommand(db: Db, c: NewCommand): Promise<{ command: CommandRow; created: boolean }> {
+  const oauthClientId = c.oauthClientId ?? null;
   const { rows } = await sql<CommandRow>`
-    INSERT INTO commands (account_id, device_id, api_key_id, user_id, type, params, text, idempotency_key, expires_at, max_attempts, requested_from, status_reason)
-    VALUES (${c.accountId}, ${c.deviceId}, ${c.apiKeyId}, ${c.userId}, ${c.type}, ${JSON.stringify(c.params)}::jsonb, ${c.text}, ${c.idempotencyKey},
-      ${c.expiresAt}, ${c.maxAttempts ?? 3}, ${c.requestedFrom ?? null}, ${c.holdReason ?? null})
-    ON CONFLICT (api_key_id, idempotency_key) DO NOTHING
+    INSERT INTO commands (account_id, device_id, api_key_id, oauth_client_id, user_id, type, params, text, idempotency_key, expires_at, max_attempts,
+      requested_from, status_reason)
+    VALUES (${c.accountId}, ${c.deviceId}, ${c.apiKeyId}, ${oauthClientId}, ${c.userId}, ${c.type}, ${JSON.stringify(c.params)}::jsonb, ${c.text},
+      ${c.idempotencyKey}, ${c.expiresAt}, ${c.maxAttempts ?? 3}, ${c.requestedFrom ?? null}, ${c.holdReason ?? null})
+    ON CONFLICT DO NOTHING
     RETURNING ${COLUMNS}
   `.execute(db);
   if (rows[0]) return { command: rows[0], created: true };
+  const owner = oauthClientId === null ? sql`api_key_id = ${c.apiKeyId}` : sql`oauth_client_id = ${oauthClientId}`;
   const { rows: first } = await sql<CommandRow>`
-    SELECT ${COLUMNS} FROM commands WHERE api_key_id = ${c.apiKeyId} AND idempotency_key = ${c.idempotencyKey}
+    SELECT ${COLUMNS} FROM commands WHERE ${owner} AND idempotency_key = ${c.idempotencyKey}
   `.execute(db);
   return { command: first[0]!, created: false };
 }

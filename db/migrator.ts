@@ -10,6 +10,7 @@ import * as eventProducers from './migrations/0008-event-producers.ts';
 import * as fleetData from './migrations/0009-fleet-data.ts';
 import * as commands from './migrations/0010-commands.ts';
 import * as commandDelivery from './migrations/0011-command-delivery.ts';
+import * as access from './migrations/0012-access.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-fleet-data': fleetData,
   '0010-commands': commands,
   '0011-command-delivery': commandDelivery,
+  '0012-access': access,
 };
 
 function migrator(db: Kysely<any>): Migrator {

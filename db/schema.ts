@@ -233,8 +233,55 @@ export interface EventsTable {
 /** A short-lived token that opens event streams for one API key (a browser's EventSource cannot send headers). */
 export interface StreamTokensTable {
   token_hash: string;
-  api_key_id: number;
+  /** The credential the token was made with: an API key or an OAuth access token, one of them. */
+  api_key_id: number | null;
+  oauth_token_id: string | null;
   expires_at: Timestamp;
+}
+
+export interface OauthClientsTable {
+  id: Generated<number>;
+  client_id: string;
+  /** SHA-256 of the secret, hex; the secret itself is shown once. */
+  secret_hash: string;
+  user_id: number;
+  mode: DeviceMode;
+  name: string | null;
+  /** Permission names the client may ask tokens for. */
+  scopes: string[];
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface OauthTokensTable {
+  id: ColumnType<string, never, never>;
+  token_hash: string;
+  client_id: number;
+  scopes: string[];
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export type AuditActorKind = 'api_key' | 'oauth_client' | 'cli';
+
+/** Who changed access, webhooks or commands, what, when and from where (db/audit-log.ts). */
+export interface AuditLogTable {
+  id: ColumnType<string, never, never>;
+  account_id: number;
+  mode: DeviceMode;
+  actor_kind: AuditActorKind;
+  api_key_id: number | null;
+  oauth_client_id: number | null;
+  user_id: number | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  remote_address: string | null;
+  occurred_at: CreatedAt;
 }
 
 /** Telemetry without a fix: alarms, battery, power cut, signal, command answers. */
@@ -414,9 +461,13 @@ export interface CommandsTable {
   expires_at: Timestamp;
   max_attempts: ColumnType<number, number | undefined, number>;
   requested_from: string | null;
+  oauth_client_id: number | null;
 }
 
 export interface Database {
+  oauth_clients: OauthClientsTable;
+  oauth_tokens: OauthTokensTable;
+  audit_log: AuditLogTable;
   commands: CommandsTable;
   drivers: DriversTable;
   driver_assignments: DriverAssignmentsTable;

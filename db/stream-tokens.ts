@@ -1,20 +1,31 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 
-/** Stores a stream token's hash for a key until `expiresAt`; expired tokens of any key are swept on the way. */
-export async function insertStreamToken(db: Db, tokenHash: string, apiKeyId: number, expiresAt: Date): Promise<void> {
+/** What a stream token was made with: an API key, or an OAuth access token. */
+export type StreamCredential = { apiKeyId: number } | { oauthTokenId: string };
+
+/** Stores a stream token's hash for a credential until `expiresAt`; expired tokens of any credential are swept on the way. */
+export async function insertStreamToken(db: Db, tokenHash: string, credential: StreamCredential, expiresAt: Date): Promise<void> {
   await sql`DELETE FROM stream_tokens WHERE expires_at < now() - interval '1 minute'`.execute(db);
-  await db.insertInto('stream_tokens').values({ token_hash: tokenHash, api_key_id: apiKeyId, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('stream_tokens')
+    .values({
+      token_hash: tokenHash,
+      api_key_id: 'apiKeyId' in credential ? credential.apiKeyId : null,
+      oauth_token_id: 'oauthTokenId' in credential ? credential.oauthTokenId : null,
+      expires_at: expiresAt,
+    })
+    .execute();
 }
 
-/** The key behind an unexpired stream token, with its user, as findKeyByHash returns it; undefined otherwise. */
-export async function findKeyByStreamToken(db: Db, tokenHash: string) {
-  return db
-    .selectFrom('stream_tokens as t')
-    .innerJoin('api_keys as k', 'k.id', 't.api_key_id')
-    .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.key_hash', 'k.mode', 'k.permissions', 'k.expires_at', 'k.revoked_at', 'k.user_id', 'u.account_id', 'u.timezone'])
-    .where('t.token_hash', '=', tokenHash)
-    .where('t.expires_at', '>', new Date())
+/** The credential behind an unexpired stream token; undefined otherwise. */
+export async function findStreamCredential(db: Db, tokenHash: string): Promise<StreamCredential | undefined> {
+  const row = await db
+    .selectFrom('stream_tokens')
+    .select(['api_key_id', sql<string | null>`oauth_token_id::text`.as('oauth_token_id')])
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', new Date())
     .executeTakeFirst();
+  if (!row) return undefined;
+  return row.api_key_id !== null ? { apiKeyId: row.api_key_id } : { oauthTokenId: row.oauth_token_id! };
 }

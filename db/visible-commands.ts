@@ -9,11 +9,13 @@ export interface VisibleCommandRow extends CommandRow {
   imei: string;
   key_prefix: string | null;
   key_name: string | null;
+  /** The OAuth client's public id, when a token of it sent the command. */
+  public_client_id: string | null;
 }
 
-const COLUMNS = sql`c.id::text AS id, c.account_id, c.device_id, c.api_key_id, c.user_id, c.type, c.params, c.text, c.status, c.status_reason,
+const COLUMNS = sql`c.id::text AS id, c.account_id, c.device_id, c.api_key_id, c.oauth_client_id, c.user_id, c.type, c.params, c.text, c.status, c.status_reason,
   c.attempts, c.max_attempts, c.idempotency_key, c.requested_from, c.response, c.created_at, c.sent_at, c.acknowledged_at, c.finished_at,
-  c.expires_at, d.imei, k.prefix AS key_prefix, k.name AS key_name`;
+  c.expires_at, d.imei, k.prefix AS key_prefix, k.name AS key_name, o.client_id AS public_client_id`;
 
 /** Commands of the devices a key may see, in its mode: the same rule as the devices themselves. */
 function visibleTo(scope: AccessScope): RawBuilder<unknown> {
@@ -21,7 +23,7 @@ function visibleTo(scope: AccessScope): RawBuilder<unknown> {
     AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = ${scope.userId} AND ud.device_id = c.device_id)`;
 }
 
-const FROM = sql`commands c JOIN devices d ON d.id = c.device_id LEFT JOIN api_keys k ON k.id = c.api_key_id`;
+const FROM = sql`commands c JOIN devices d ON d.id = c.device_id LEFT JOIN api_keys k ON k.id = c.api_key_id LEFT JOIN oauth_clients o ON o.id = c.oauth_client_id`;
 
 export async function visibleCommand(db: Db, scope: AccessScope, id: string): Promise<VisibleCommandRow | undefined> {
   const { rows } = await sql<VisibleCommandRow>`SELECT ${COLUMNS} FROM ${FROM} WHERE c.id = ${id}::bigint AND ${visibleTo(scope)}`.execute(db);

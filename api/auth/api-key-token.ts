@@ -4,6 +4,7 @@ import type { DeviceMode } from '../../db/schema.ts';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32; // 32 base62 characters ≈ 190 bits
 const PREFIX_SECRET_CHARS = 6;
+const KEY_SHAPE = /^fc_(?:live|test)_[0-9A-Za-z]{32}$/;
 
 export interface IssuedKey {
   /** The whole key: shown once, never stored. */
@@ -14,22 +15,31 @@ export interface IssuedKey {
 }
 
 /**
- * Keys are random, so a fast hash is enough to make a stolen table useless; a slow KDF would only
- * slow every request down.
+ * Keys, secrets and tokens are random, so a fast hash is enough to make a stolen table useless; a
+ * slow KDF would only slow every request down.
  */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-export function issueApiKey(mode: DeviceMode): IssuedKey {
-  const bytes = randomBytes(SECRET_LENGTH * 2);
-  let secret = '';
-  // Rejection sampling keeps every character equally likely.
-  for (let i = 0; i < bytes.length && secret.length < SECRET_LENGTH; i++) {
-    const b = bytes[i]!;
-    if (b < 248) secret += ALPHABET[b % 62];
+/** `length` characters of [0-9A-Za-z], each equally likely (rejection sampling). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b < 248 && out.length < length) out += ALPHABET[b % 62];
+    }
   }
-  while (secret.length < SECRET_LENGTH) secret += ALPHABET[randomBytes(1)[0]! % 62];
-  const key = `fc_${mode}_${secret}`;
-  return { key, prefix: key.slice(0, `fc_${mode}_`.length + PREFIX_SECRET_CHARS), hash: hashApiKey(key) };
+  return out;
+}
+
+export function issueApiKey(mode: DeviceMode): IssuedKey {
+  const key = `fc_${mode}_${randomBase62(SECRET_LENGTH)}`;
+  return { key, prefix: apiKeyPrefix(key)!, hash: hashApiKey(key) };
+}
+
+/** The clear prefix an API key is looked up by, or undefined for a string no key can be. */
+export function apiKeyPrefix(key: string): string | undefined {
+  if (!KEY_SHAPE.test(key)) return undefined;
+  return key.slice(0, 'fc_live_'.length + PREFIX_SECRET_CHARS);
 }

@@ -1,11 +1,15 @@
+import { timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
-import { findKeyByHash, touchApiKey } from '../../db/api-keys.ts';
-import { findKeyByStreamToken } from '../../db/stream-tokens.ts';
+import { findKeyById, findKeysByPrefix, touchApiKey, type KeyRow } from '../../db/api-keys.ts';
+import { touchOauthClient } from '../../db/oauth-clients.ts';
+import { findOauthToken, type OauthTokenRow } from '../../db/oauth-tokens.ts';
+import { findStreamCredential } from '../../db/stream-tokens.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
-import type { AppEnv } from '../app-env.ts';
-import { hashApiKey } from './api-key-token.ts';
+import type { AppEnv, Principal } from '../app-env.ts';
+import { apiKeyPrefix, hashApiKey } from './api-key-token.ts';
+import { ACCESS_TOKEN_PREFIX } from './oauth-credentials.ts';
 import { STREAM_TOKEN_PREFIX } from './stream-token.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="fleetcore"' };
@@ -16,7 +20,7 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   if (apiKeyHeader?.trim()) return apiKeyHeader.trim();
   if (!authorization) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw new ApiError(401, 'Authorization header must be "Bearer <API key>"', CHALLENGE);
+  if (!match) throw new ApiError(401, 'Authorization header must be "Bearer <API key or access token>"', CHALLENGE);
   return match[1];
 }
 
@@ -33,25 +37,68 @@ const KEY_PARAMETERS = ['token', 'api_key', 'apiKey', 'key', 'access_token'];
 function refuseKeyInUrl(query: (name: string) => string | undefined): void {
   for (const name of KEY_PARAMETERS) {
     if (query(name)?.startsWith('fc_')) {
-      throw new ApiError(401, `API keys are never accepted in a URL (${name}=); send the key in a header, or open the stream with a token from POST /events/stream-tokens`, CHALLENGE);
+      throw new ApiError(401, `API keys and access tokens are never accepted in a URL (${name}=); send them in a header, or open the stream with a token from POST /events/stream-tokens`, CHALLENGE);
     }
   }
 }
 
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** The key a presented string is: found by its clear prefix, its hash compared with each candidate's in constant time. */
+async function keyFor(db: Db, key: string): Promise<KeyRow | undefined> {
+  const prefix = apiKeyPrefix(key);
+  if (!prefix) return undefined;
+  const hash = hashApiKey(key);
+  let found: KeyRow | undefined;
+  // Every candidate is compared, so the time taken does not say which one (if any) matched.
+  for (const candidate of await findKeysByPrefix(db, prefix)) if (sameHash(candidate.key_hash, hash)) found = candidate;
+  return found;
+}
+
+function keyPrincipal(row: KeyRow): Principal {
+  if (row.revoked_at) throw new ApiError(401, 'API key has been revoked', CHALLENGE);
+  if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new ApiError(401, 'API key has expired', CHALLENGE);
+  return {
+    credential: { kind: 'api_key', id: row.id },
+    rateKey: row.key_hash,
+    expiresAt: row.expires_at,
+    scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
+    timezone: row.timezone,
+    permissions: row.permissions,
+  };
+}
+
+function tokenPrincipal(row: OauthTokenRow): Principal {
+  if (row.revoked_at || row.client_revoked_at) throw new ApiError(401, 'Access token has been revoked', CHALLENGE);
+  if (row.expires_at.getTime() <= Date.now()) throw new ApiError(401, 'Access token has expired; ask POST /oauth/token for a new one', CHALLENGE);
+  return {
+    credential: { kind: 'oauth_token', id: row.id, clientId: row.client_id },
+    rateKey: `oauth-client:${row.client_id}`,
+    expiresAt: row.expires_at,
+    scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
+    timezone: row.timezone,
+    permissions: row.scopes,
+  };
+}
+
 /**
- * Resolves `Authorization: Bearer <key>` or `X-Api-Key: <key>` to the key's user, mode and
- * permissions; on the event stream only, also a stream token in `?token=`.
+ * Resolves `Authorization: Bearer <key or access token>` or `X-Api-Key: <key>` to the credential's
+ * user, mode and permissions (a token's scopes); on the event stream only, also a stream token in
+ * `?token=`. Nothing is cached: a key or token revoked in any process fails on the next request.
  */
 export function authenticate(db: Db, log: Logger) {
   // Last-use times are kept to the minute; remembering when this process last wrote one saves a
   // database write on almost every request.
-  const touchedAt = new Map<number, number>();
-  const touch = (keyId: number) => {
+  const touchedAt = new Map<string, number>();
+  const touch = (principal: Principal) => {
+    const { credential } = principal;
+    const id = credential.kind === 'api_key' ? `key:${credential.id}` : `client:${credential.clientId}`;
     const now = Date.now();
-    if (now - (touchedAt.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    if (now - (touchedAt.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     if (touchedAt.size > 100_000) touchedAt.clear();
-    touchedAt.set(keyId, now);
-    touchApiKey(db, keyId).catch((error: Error) => log.warn('could not record API key use', { keyId, error: error.message }));
+    touchedAt.set(id, now);
+    const write = credential.kind === 'api_key' ? touchApiKey(db, credential.id) : touchOauthClient(db, credential.clientId);
+    write.catch((error: Error) => log.warn('could not record credential use', { credential: id, error: error.message }));
   };
   return createMiddleware<AppEnv>(async (c, next) => {
     refuseKeyInUrl((name) => c.req.query(name));
@@ -59,35 +106,28 @@ export function authenticate(db: Db, log: Logger) {
     const urlToken = c.req.query('token');
     if (!key && urlToken !== undefined && c.req.method === 'GET' && STREAM_PATH.test(c.req.path)) {
       if (!urlToken.startsWith(STREAM_TOKEN_PREFIX) || urlToken.length > MAX_KEY_LENGTH) throw new ApiError(401, 'Invalid stream token', CHALLENGE);
-      const row = await findKeyByStreamToken(db, hashApiKey(urlToken));
-      if (!row) throw new ApiError(401, 'Stream token is invalid or has expired (tokens last 60 s; ask POST /events/stream-tokens for a new one)', CHALLENGE);
-      if (row.revoked_at) throw new ApiError(401, 'API key has been revoked', CHALLENGE);
-      if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new ApiError(401, 'API key has expired', CHALLENGE);
-      c.set('principal', {
-        keyId: row.id,
-        keyHash: row.key_hash,
-        scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
-        timezone: row.timezone,
-        permissions: row.permissions,
-      });
+      const credential = await findStreamCredential(db, hashApiKey(urlToken));
+      if (!credential) throw new ApiError(401, 'Stream token is invalid or has expired (tokens last 60 s; ask POST /events/stream-tokens for a new one)', CHALLENGE);
+      const row = 'apiKeyId' in credential ? await findKeyById(db, credential.apiKeyId) : await findOauthToken(db, { id: credential.oauthTokenId });
+      if (!row) throw new ApiError(401, 'Stream token is invalid or has expired', CHALLENGE);
+      c.set('principal', 'key_hash' in row ? keyPrincipal(row) : tokenPrincipal(row));
       await next();
       return;
     }
     if (!key) throw new ApiError(401, 'API key required: send "Authorization: Bearer <key>" or "X-Api-Key: <key>"', CHALLENGE);
     if (key.length > MAX_KEY_LENGTH) throw new ApiError(401, 'Invalid API key', CHALLENGE);
-    const keyHash = hashApiKey(key);
-    const row = await findKeyByHash(db, keyHash);
-    if (!row) throw new ApiError(401, 'Invalid API key', CHALLENGE);
-    if (row.revoked_at) throw new ApiError(401, 'API key has been revoked', CHALLENGE);
-    if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw new ApiError(401, 'API key has expired', CHALLENGE);
-    c.set('principal', {
-      keyId: row.id,
-      keyHash,
-      scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
-      timezone: row.timezone,
-      permissions: row.permissions,
-    });
-    touch(row.id);
+    let principal: Principal;
+    if (key.startsWith(ACCESS_TOKEN_PREFIX)) {
+      const row = await findOauthToken(db, { hash: hashApiKey(key) });
+      if (!row) throw new ApiError(401, 'Invalid access token', CHALLENGE);
+      principal = tokenPrincipal(row);
+    } else {
+      const row = await keyFor(db, key);
+      if (!row) throw new ApiError(401, 'Invalid API key', CHALLENGE);
+      principal = keyPrincipal(row);
+    }
+    c.set('principal', principal);
+    touch(principal);
     await next();
   });
 }

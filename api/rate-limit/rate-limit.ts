@@ -6,7 +6,7 @@ import { endpointClass, type EndpointClass } from './endpoint-class.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 /**
- * Counts each request against its API key in the limiter of its endpoint class and sets the
+ * Counts each request against its API key (or OAuth client) in the limiter of its endpoint class and sets the
  * RateLimit headers of that limit on every response. A stream counts once, when it opens.
  */
 export function rateLimit(limiters: Record<EndpointClass, RateLimiter>, apiPrefix: string, log: Logger) {
@@ -15,7 +15,7 @@ export function rateLimit(limiters: Record<EndpointClass, RateLimiter>, apiPrefi
     const limiter = limiters[endpointClass(c.req.method, path)];
     let decision;
     try {
-      decision = await limiter.hit(c.get('principal').keyHash);
+      decision = await limiter.hit(c.get('principal').rateKey);
     } catch (error) {
       // A limiter outage should not take the API down with it.
       log.warn('rate limiter unavailable; request let through', { error: (error as Error).message });

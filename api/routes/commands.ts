@@ -211,7 +211,9 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
 
     const maxAttempts = body.maxAttempts ?? defaultAttempts;
     const { command, created } = await queueCommand(db, {
-      accountId: scope.accountId, deviceId: vehicle.id, apiKeyId: principal.keyId, userId: scope.userId,
+      accountId: scope.accountId, deviceId: vehicle.id, userId: scope.userId,
+      apiKeyId: principal.credential.kind === 'api_key' ? principal.credential.id : null,
+      oauthClientId: principal.credential.kind === 'oauth_token' ? principal.credential.clientId : null,
       type: body.type, params, text: body.text ?? null, idempotencyKey: fromHeader ?? body.idempotencyKey ?? null,
       expiresAt: new Date(Date.now() + (body.ttlSeconds ?? DEFAULT_TTL_S) * 1000), maxAttempts,
       requestedFrom: clientAddress(c), holdReason: safeStopHold(request, vehicle.last_speed_kmh, safeStopKmh),

@@ -157,8 +157,11 @@ export function eventRoutes({ db, eventFeed, eventStream }: RouteDeps & { eventF
     const principal = c.get('principal');
     const { token, hash } = issueStreamToken();
     const expiresAt = new Date(Date.now() + STREAM_TOKEN_TTL_MS);
-    await insertStreamToken(db, hash, principal.keyId, expiresAt);
-    return c.json(envelope({ token, expiresAt: expiresAt.toISOString(), expiresInSeconds: STREAM_TOKEN_TTL_MS / 1000 }), 201);
+    const { credential } = principal;
+    // The stream token opens streams as its credential does, for no longer than that credential lives.
+    const until = principal.expiresAt && principal.expiresAt < expiresAt ? principal.expiresAt : expiresAt;
+    await insertStreamToken(db, hash, credential.kind === 'api_key' ? { apiKeyId: credential.id } : { oauthTokenId: credential.id }, until);
+    return c.json(envelope({ token, expiresAt: until.toISOString(), expiresInSeconds: Math.max(0, Math.round((until.getTime() - Date.now()) / 1000)) }), 201);
   });
 
   return app;

@@ -30,6 +30,7 @@ export const CommandSchema = z
         keyId: z.number().int().nullable().openapi({ description: 'null once the key is deleted' }),
         keyPrefix: z.string().nullable().openapi({ example: 'fc_live_AbC123' }),
         keyName: z.string().nullable(),
+        clientId: z.string().nullable().openapi({ description: 'The OAuth client whose access token sent it (keyId is then null)', example: null }),
         userId: z.number().int().nullable(),
         address: z.string().nullable().openapi({ description: 'The client address the request came from', example: '203.0.113.9' }),
       })
@@ -60,6 +61,6 @@ export function commandView(c: VisibleCommandRow): CommandView {
     response: c.response,
     error: c.status === 'failed' ? c.status_reason : null,
     idempotencyKey: c.idempotency_key,
-    issuedBy: { keyId: c.api_key_id, keyPrefix: c.key_prefix, keyName: c.key_name, userId: c.user_id, address: c.requested_from },
+    issuedBy: { keyId: c.api_key_id, keyPrefix: c.key_prefix, keyName: c.key_name, clientId: c.public_client_id, userId: c.user_id, address: c.requested_from },
   };
 }
