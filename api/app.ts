@@ -10,7 +10,13 @@ import type { DeviceStatusThresholds } from '../engine/device-status.ts';
 import { ApiError } from './api-error.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate } from './auth/authenticate.ts';
-import { NAMED_ONLY_PERMISSIONS, PERMISSIONS } from './auth/permissions.ts';
+import { FailedAuthenticationLimit } from './auth/failed-authentication-limit.ts';
+import { createMemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
+import { oauthRoutes, type OAuthSettings } from './oauth/oauth-routes.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { oauthClientRoutes } from './routes/oauth-clients.ts';
+import { NAMED_ONLY_PERMISSIONS, PERMISSION_CATALOG, PERMISSIONS } from './auth/permissions.ts';
 import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
 import { EventFeed } from './events/event-feed.ts';
@@ -61,6 +67,13 @@ export interface AppDeps {
   webhookDispatch?: WebhookDispatch;
   /** Wakes the process holding a device's connection when a command is queued for it. */
   commandBus?: Pick<CommandBus, 'notify'>;
+  /**
+   * Counts 401s per client address (AUTH_FAILURE_LIMIT a minute, then 429); absent, one in this
+   * process allowing 20 a minute. With REDIS_URL it lives in Redis, shared by every API process.
+   */
+  authFailureLimiter?: RateLimiter;
+  /** Access tokens' life and the issuer URL; absent, an hour and the request's origin. */
+  oauth?: OAuthSettings;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -103,6 +116,12 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
   app.route('/', healthRoutes(db));
+  const failures = new FailedAuthenticationLimit(deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log);
+  app.use('/oauth/*', async (c, next) => {
+    await failures.refuseIfBlocked(c);
+    await next();
+  });
+  app.route('/', oauthRoutes(db, log, deps.oauth ?? { tokenTtlS: 3600 }, (c) => failures.failed(c)));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
   app.get('/', (c) => c.redirect('/docs'));
 
@@ -113,6 +132,11 @@ export function createApp(deps: AppDeps) {
     description: 'API key as a bearer token',
   });
   api.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description: 'OAuth 2.0 client credentials (RFC 6749 §4.4); the token is sent as a bearer token. Metadata: /.well-known/oauth-authorization-server',
+    flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...PERMISSION_CATALOG, '*': 'every permission but commands:write and keys:write' } } },
+  });
   // Registered before the authentication middleware, so the document itself is public.
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
@@ -128,7 +152,7 @@ export function createApp(deps: AppDeps) {
     // The signing rules stand at the head of the Webhooks section, where receivers' authors look.
     tags: [{ name: 'Webhooks', description: WEBHOOK_SIGNING }, { name: 'Commands', description: COMMANDS_GUIDE }],
     servers: [{ url: API_PREFIX }],
-    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, { oauth2: [] }],
   });
   api.use(
     '*',
@@ -137,6 +161,7 @@ export function createApp(deps: AppDeps) {
       onError: (c) => c.json(errorEnvelope(`Request body is larger than ${deps.config.bodyLimitBytes} bytes`), 413),
     }),
   );
+  api.use('*', failures.middleware());
   api.use('*', authenticate(db, log));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
   const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus };
@@ -150,6 +175,9 @@ export function createApp(deps: AppDeps) {
   api.route('/', vehiclePositionRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
   api.route('/', commandRoutes(routeDeps));
+  api.route('/', apiKeyRoutes(routeDeps));
+  api.route('/', oauthClientRoutes(routeDeps));
+  api.route('/', auditRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,
@@ -176,7 +204,7 @@ function documentPermissions(api: OpenAPIHono<AppEnv>): void {
   for (const definition of api.openAPIRegistry.definitions) {
     if (definition.type !== 'route') continue;
     const permission = needed.get(`${definition.route.method} ${definition.route.path}`);
-    if (permission) definition.route.security = [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }];
+    if (permission) definition.route.security = [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }];
   }
 }
 

@@ -68,6 +68,14 @@ export interface Config {
     geofenceChangesRetentionMs: number;
     pruneIntervalMs: number;
   };
+  access: {
+    /** PUBLIC_URL: the server's address as clients reach it (the OAuth issuer); by default each request's origin. */
+    publicUrl: string | undefined;
+    /** Seconds an OAuth access token lives. */
+    tokenTtlS: number;
+    /** 401s from one address within a minute before it is answered 429. */
+    authFailureLimit: number;
+  };
   commands: {
     /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle's last fix is faster. */
     safeStopKmh: number;
@@ -203,6 +211,11 @@ export function loadConfig(env: Env = process.env): Config {
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,
       pruneIntervalMs: integer(env, 'PRUNE_INTERVAL_S', 3600, 10, 86_400) * 1000,
+    },
+    access: {
+      publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+      tokenTtlS: integer(env, 'OAUTH_TOKEN_TTL_S', 3600, 60, 86_400),
+      authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 100_000),
     },
     commands: {
       safeStopKmh: integer(env, 'COMMAND_SAFE_STOP_KMH', 20, 0, 1000),

@@ -5,6 +5,7 @@ import { demoCommand, demoUsage } from './commands/demo.ts';
 import { deviceCommand, deviceUsage } from './commands/device.ts';
 import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
 import { keyCommand, keyUsage } from './commands/key.ts';
+import { oauthClientCommand, oauthClientUsage } from './commands/oauth-client.ts';
 import { migrateCommand, migrateUsage } from './commands/migrate.ts';
 import { serveCommand, serveUsage } from './commands/serve.ts';
 import { simulateCommand, simulateUsage } from './commands/simulate.ts';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promis
   account: { run: accountCommand, usage: accountUsage },
   user: { run: userCommand, usage: userUsage },
   key: { run: keyCommand, usage: keyUsage },
+  'oauth-client': { run: oauthClientCommand, usage: oauthClientUsage },
   device: { run: deviceCommand, usage: deviceUsage },
   geofence: { run: geofenceCommand, usage: geofenceUsage },
   demo: { run: demoCommand, usage: demoUsage },

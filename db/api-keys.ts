@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db } from './database.ts';
 import { DomainError } from './domain-error.ts';
+import type { AccessScope } from './access-scope.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';
 
 export interface NewApiKey {
@@ -99,4 +100,37 @@ export async function touchApiKey(db: Db, id: number): Promise<void> {
     .where('id', '=', id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
     .execute();
+}
+
+const RECORD = ['id', 'name', 'prefix', 'mode', 'permissions', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'] as const;
+
+/** The user's keys of the scope's mode by id, after `afterId`; `limit + 1` rows. Never the hashes. */
+export async function apiKeyPage(db: Db, scope: AccessScope, afterId: number | undefined, limit: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(RECORD)
+    .where('user_id', '=', scope.userId)
+    .where('mode', '=', scope.mode)
+    .$if(afterId !== undefined, (q) => q.where('id', '>', afterId!))
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+}
+
+export type ApiKeyRecord = Awaited<ReturnType<typeof apiKeyPage>>[number];
+
+/**
+ * Revokes a key of the scope's user and mode; undefined when there is none such. A key already
+ * revoked is returned as it is (`revokedNow: false`), so a repeated DELETE answers the same.
+ */
+export async function revokeOwnApiKey(db: Db, scope: AccessScope, id: number): Promise<{ key: ApiKeyRecord; revokedNow: boolean } | undefined> {
+  const revoked = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).where('revoked_at', 'is', null)
+    .returning(RECORD)
+    .executeTakeFirst();
+  if (revoked) return { key: revoked, revokedNow: true };
+  const found = await db.selectFrom('api_keys').select(RECORD).where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).executeTakeFirst();
+  return found && { key: found, revokedNow: false };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
-import type { Db } from './database.ts';
+import { inTransaction, type Db } from './database.ts';
 import type { DeviceMode } from './schema.ts';
 
 export interface NewOauthClient {
@@ -56,15 +56,19 @@ export async function oauthClientPage(db: Db, scope: AccessScope, afterId: numbe
 
 /**
  * Revokes a client of the scope's user and mode, and every token it was issued, at once. Undefined
- * when there is no such client; a client already revoked is returned as it is.
+ * when there is no such client; a client already revoked is returned as it is (`revokedNow: false`).
  */
-export async function revokeOauthClient(db: Db, scope: AccessScope, id: number): Promise<OauthClientRecord | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const found = await trx.selectFrom('oauth_clients as c').select(RECORD).where('c.id', '=', id).where('c.user_id', '=', scope.userId).where('c.mode', '=', scope.mode).forUpdate().executeTakeFirst();
-    if (!found || found.revoked_at) return found;
+export async function revokeOauthClient(db: Db, scope: AccessScope, id: number): Promise<{ client: OauthClientRecord; revokedNow: boolean } | undefined> {
+  return inTransaction(db, async (trx) => {
+    const found = await trx
+      .selectFrom('oauth_clients as c').select(RECORD)
+      .where('c.id', '=', id).where('c.user_id', '=', scope.userId).where('c.mode', '=', scope.mode)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!found || found.revoked_at) return found && { client: found, revokedNow: false };
     await trx.updateTable('oauth_clients').set({ revoked_at: sql`now()` }).where('id', '=', id).execute();
     await trx.updateTable('oauth_tokens').set({ revoked_at: sql`now()` }).where('client_id', '=', id).where('revoked_at', 'is', null).execute();
-    return trx.selectFrom('oauth_clients as c').select(RECORD).where('c.id', '=', id).executeTakeFirstOrThrow();
+    return { client: await trx.selectFrom('oauth_clients as c').select(RECORD).where('c.id', '=', id).executeTakeFirstOrThrow(), revokedNow: true };
   });
 }
 

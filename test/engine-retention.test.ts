@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { pruneEngineHistory } from '../engine/workers/prune-history.ts';
+import { insertOauthClient } from '../db/oauth-clients.ts';
+import { insertOauthToken } from '../db/oauth-tokens.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { fixtures } from './support/fixtures.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -28,10 +30,20 @@ describe('pruning what the engine has finished with', () => {
     await sql`INSERT INTO positions (device_id, fix_time, valid, latitude, longitude) VALUES (${device.id}, now(), true, 19.4, -99.1)`.execute(database.db);
     await sql`INSERT INTO late_fixes (device_id, fix_time, received_at) VALUES (${device.id}, ${ago(20 * DAY)}, ${ago(10 * DAY)}), (${device.id}, ${ago(DAY)}, now())`.execute(database.db);
 
+    // OAuth access tokens: one expired two days ago goes, one expired an hour ago stays a day, a live one stays.
+    const user = await make.user(account.id);
+    const client = await insertOauthClient(database.db, { clientId: `fcc_retention_${process.pid}`, secretHash: 'x', userId: user.id, mode: 'live', name: null, scopes: ['*'], expiresAt: null });
+    for (const [n, expiresAt] of [[1, new Date(ago(2 * DAY))], [2, new Date(ago(3_600_000))], [3, new Date(Date.now() + 3_600_000)]] as const) {
+      await insertOauthToken(database.db, { tokenHash: `retention-${process.pid}-${n}`, clientId: client.id, scopes: ['*'], expiresAt });
+    }
+
     const pruned = await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY });
-    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1, events: 0, webhookDeliveries: 0 });
+    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1, events: 0, webhookDeliveries: 0, oauthTokens: 1 });
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toHaveLength(1);
-    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0, events: 0, webhookDeliveries: 0 });
+    expect(await database.db.selectFrom('oauth_tokens').select('token_hash').where('client_id', '=', client.id).orderBy('token_hash').execute()).toEqual([
+      { token_hash: `retention-${process.pid}-2` }, { token_hash: `retention-${process.pid}-3` },
+    ]);
+    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0, events: 0, webhookDeliveries: 0, oauthTokens: 0 });
   });
 
   it('leaves the geofence catalog working: it loads, and follows changes made after a prune', async () => {

@@ -9,5 +9,7 @@ export interface RateLimitDecision {
 /** A sliding-window limit: at most `max` requests in any `windowMs`; refused requests are not counted. */
 export interface RateLimiter {
   hit(key: string): Promise<RateLimitDecision>;
+  /** The decision a hit would get now, counting nothing. */
+  peek(key: string): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }

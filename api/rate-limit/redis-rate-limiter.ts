@@ -12,9 +12,11 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
 if count < max then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  count = count + 1
   allowed = 1
+  if ARGV[4] == '1' then
+    redis.call('ZADD', KEYS[1], now, ARGV[3])
+    count = count + 1
+  end
 end
 redis.call('PEXPIRE', KEYS[1], window)
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -25,20 +27,22 @@ return {allowed, count, first + window - now}
 
 /** Shares each key's window across every API process that uses the same Redis. */
 export function createRedisRateLimiter(redis: Redis, max: number, windowMs: number, prefix = 'fleetcore:ratelimit:'): RateLimiter {
+  const decide = async (key: string, count: boolean): Promise<RateLimitDecision> => {
+    const [allowed, counted, msUntilFree] = (await redis.eval(SLIDING_WINDOW, 1, prefix + key, windowMs, max, randomUUID(), count ? '1' : '0')) as [
+      number,
+      number,
+      number,
+    ];
+    return {
+      allowed: allowed === 1,
+      limit: max,
+      remaining: Math.max(0, max - counted),
+      resetSeconds: Math.max(1, Math.ceil(msUntilFree / 1000)),
+    };
+  };
   return {
-    async hit(key: string): Promise<RateLimitDecision> {
-      const [allowed, count, msUntilFree] = (await redis.eval(SLIDING_WINDOW, 1, prefix + key, windowMs, max, randomUUID())) as [
-        number,
-        number,
-        number,
-      ];
-      return {
-        allowed: allowed === 1,
-        limit: max,
-        remaining: Math.max(0, max - count),
-        resetSeconds: Math.max(1, Math.ceil(msUntilFree / 1000)),
-      };
-    },
+    hit: (key: string) => decide(key, true),
+    peek: (key: string) => decide(key, false),
     async close() {},
   };
 }

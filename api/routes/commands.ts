@@ -6,7 +6,10 @@ import { commandPage, commandTarget, visibleCommand } from '../../db/visible-com
 import { COMMAND_TYPES, CommandNotEncodable, type CommandRequest } from '../../ingest/commands/command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from '../../ingest/commands/command-encoders.ts';
 import { safeStopHold } from '../../ingest/commands/safe-stop-rule.ts';
+import { recordAudit } from '../../db/audit-log.ts';
+import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
+import { auditActor } from '../audit-actor.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { clientAddress } from '../client-address.ts';
@@ -210,13 +213,22 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
     checkEncodable(vehicle.protocol, vehicle.imei, request);
 
     const maxAttempts = body.maxAttempts ?? defaultAttempts;
-    const { command, created } = await queueCommand(db, {
+    const { command, created } = await inTransaction(db, async (trx) => {
+      const queued = await queueCommand(trx, {
       accountId: scope.accountId, deviceId: vehicle.id, userId: scope.userId,
       apiKeyId: principal.credential.kind === 'api_key' ? principal.credential.id : null,
       oauthClientId: principal.credential.kind === 'oauth_token' ? principal.credential.clientId : null,
       type: body.type, params, text: body.text ?? null, idempotencyKey: fromHeader ?? body.idempotencyKey ?? null,
       expiresAt: new Date(Date.now() + (body.ttlSeconds ?? DEFAULT_TTL_S) * 1000), maxAttempts,
       requestedFrom: clientAddress(c), holdReason: safeStopHold(request, vehicle.last_speed_kmh, safeStopKmh),
+      });
+      if (queued.created) {
+        await recordAudit(trx, auditActor(c), {
+          action: 'command.created', targetType: 'command', targetId: queued.command.id,
+          details: { deviceId: vehicle.imei, type: body.type, params, ...(body.text === undefined ? {} : { text: body.text }) },
+        });
+      }
+      return queued;
     });
     if (!created && !sameRequest(command, { device_id: vehicle.id, type: body.type, params, text: body.text ?? null, max_attempts: maxAttempts })) {
       throw new ApiError(422, `The idempotency key was used for another command (${command.id}); use a new key for a different command`);
@@ -256,7 +268,11 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
     const id = c.req.valid('param').id;
     const row = await visibleCommand(db, scope, id);
     if (!row) throw new ApiError(404, NOT_FOUND);
-    const cancelled = await cancelQueuedCommand(db, scope.accountId, id);
+    const cancelled = await inTransaction(db, async (trx) => {
+      const done = await cancelQueuedCommand(trx, scope.accountId, id);
+      if (done) await recordAudit(trx, auditActor(c), { action: 'command.cancelled', targetType: 'command', targetId: id, details: { deviceId: row.imei, type: row.type } });
+      return done;
+    });
     if (!cancelled) {
       const now = await visibleCommand(db, scope, id);
       throw new ApiError(409, `Only a queued command can be cancelled; this one is ${now?.status ?? row.status}`);

@@ -6,7 +6,10 @@ import {
 import { EventTypePatternError, parseEventTypePatterns } from '../../engine/events/event-catalog.ts';
 import { newWebhookSecret } from '../../engine/webhooks/webhook-secret.ts';
 import { checkWebhookUrl, WebhookUrlError } from '../../engine/webhooks/webhook-url.ts';
+import { recordAudit } from '../../db/audit-log.ts';
+import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
+import { auditActor } from '../audit-actor.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
@@ -189,7 +192,11 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const events = checkedPatterns(body.events);
     const url = await checkedUrl(body.url);
     const secret = newWebhookSecret();
-    const row = await insertWebhook(db, c.get('principal').scope, { url, events, description: body.description ?? null, secret });
+    const row = await inTransaction(db, async (trx) => {
+      const created = await insertWebhook(trx, c.get('principal').scope, { url, events, description: body.description ?? null, secret });
+      await recordAudit(trx, auditActor(c), { action: 'webhook.created', targetType: 'webhook', targetId: String(created.id), details: { url, events } });
+      return created;
+    });
     return c.json(envelope({ ...webhookView(row), secret }), 201);
   });
 
@@ -209,11 +216,16 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const webhookId = c.req.valid('param').id;
     const body = c.req.valid('json');
     await owned(scope, webhookId);
-    const row = await updateWebhook(db, scope, webhookId, {
+    const changes = {
       url: body.url === undefined ? undefined : await checkedUrl(body.url),
       events: body.events === undefined ? undefined : checkedPatterns(body.events),
       description: body.description,
       enabled: body.enabled,
+    };
+    const row = await inTransaction(db, async (trx) => {
+      const updated = await updateWebhook(trx, scope, webhookId, changes);
+      if (updated) await recordAudit(trx, auditActor(c), { action: 'webhook.updated', targetType: 'webhook', targetId: String(webhookId), details: { changed: body } });
+      return updated;
     });
     if (!row) throw new ApiError(404, `Webhook not found: ${webhookId}`);
     return c.json(envelope(webhookView(row)), 200);
@@ -221,14 +233,23 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
 
   app.openapi(routes.remove, async (c) => {
     const webhookId = c.req.valid('param').id;
-    if (!(await deleteWebhook(db, c.get('principal').scope, webhookId))) throw new ApiError(404, `Webhook not found: ${webhookId}`);
+    const deleted = await inTransaction(db, async (trx) => {
+      const gone = await deleteWebhook(trx, c.get('principal').scope, webhookId);
+      if (gone) await recordAudit(trx, auditActor(c), { action: 'webhook.deleted', targetType: 'webhook', targetId: String(webhookId) });
+      return gone;
+    });
+    if (!deleted) throw new ApiError(404, `Webhook not found: ${webhookId}`);
     return c.json(envelope({ id: webhookId, deleted: true as const }), 200);
   });
 
   app.openapi(routes.rotate, async (c) => {
     const webhookId = c.req.valid('param').id;
     const secret = newWebhookSecret();
-    const row = await rotateWebhookSecret(db, c.get('principal').scope, webhookId, secret, new Date(Date.now() + ROTATION_OVERLAP_MS));
+    const row = await inTransaction(db, async (trx) => {
+      const rotated = await rotateWebhookSecret(trx, c.get('principal').scope, webhookId, secret, new Date(Date.now() + ROTATION_OVERLAP_MS));
+      if (rotated) await recordAudit(trx, auditActor(c), { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: String(webhookId) });
+      return rotated;
+    });
     if (!row) throw new ApiError(404, `Webhook not found: ${webhookId}`);
     return c.json(envelope({ ...webhookView(row), secret }), 200);
   });

@@ -9,6 +9,8 @@ import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';
 import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
+import { inTransaction } from '../../db/database.ts';
+import { recordCliAudit } from '../cli-audit.ts';
 
 export const keyUsage = [
   'fleet key create --user ID|EMAIL [--mode live|test] [--expires 30d|2025-12-31T00:00Z] [--permissions LIST] [--name NAME] [--json]',
@@ -56,7 +58,14 @@ async function create(config: Config, argv: string[]): Promise<void> {
   const row = await withDatabase(config, async ({ db }) => {
     const user = await findUser(db, userRef);
     if (!user) throw new DomainError('not_found', `user ${userRef} does not exist`);
-    return insertApiKey(db, { userId: user.id, name: optionalString(parsed, 'name') ?? null, prefix: issued.prefix, keyHash: issued.hash, mode, permissions, expiresAt });
+    return inTransaction(db, async (trx) => {
+      const key = await insertApiKey(trx, { userId: user.id, name: optionalString(parsed, 'name') ?? null, prefix: issued.prefix, keyHash: issued.hash, mode, permissions, expiresAt });
+      await recordCliAudit(trx, user.id, mode, {
+        action: 'api_key.created', targetType: 'api_key', targetId: String(key.id),
+        details: { prefix: key.prefix, name: key.name, permissions, expiresAt: expiresAt?.toISOString() ?? null },
+      });
+      return key;
+    });
   });
   printResult(
     parsed.json,
@@ -75,7 +84,13 @@ async function revoke(config: Config, argv: string[]): Promise<void> {
   const parsed = parseCommand(argv, {}, true);
   const [ref] = parsed.positionals;
   if (!ref || parsed.positionals.length > 1) throw new UsageError('usage: fleet key revoke ID|PREFIX');
-  const row = await withDatabase(config, ({ db }) => revokeApiKey(db, ref));
+  const row = await withDatabase(config, ({ db }) =>
+    inTransaction(db, async (trx) => {
+      const revoked = await revokeApiKey(trx, ref);
+      await recordCliAudit(trx, revoked.user_id, revoked.mode, { action: 'api_key.revoked', targetType: 'api_key', targetId: String(revoked.id), details: { prefix: revoked.prefix } });
+      return revoked;
+    }),
+  );
   printResult(parsed.json, { id: row.id, prefix: row.prefix, revokedAt: row.revoked_at?.toISOString() }, `API key ${row.id} (${row.prefix}…) revoked`);
 }
 

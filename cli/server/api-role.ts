@@ -23,7 +23,15 @@ export interface RunningApi {
 export async function startApiRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; rateLimiter: RateLimiter; overviewRateLimiter: RateLimiter; engineQueue: JobQueue; webhookQueue: JobQueue; commandBus: CommandBus },
+  deps: {
+    database: DatabaseHandle;
+    rateLimiter: RateLimiter;
+    overviewRateLimiter: RateLimiter;
+    authFailureLimiter: RateLimiter;
+    engineQueue: JobQueue;
+    webhookQueue: JobQueue;
+    commandBus: CommandBus;
+  },
 ): Promise<RunningApi> {
   // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
   const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
@@ -39,6 +47,8 @@ export async function startApiRole(
       commands: { safeStopKmh: config.commands.safeStopKmh, maxAttempts: config.commands.maxAttempts },
     },
     commandBus: deps.commandBus,
+    authFailureLimiter: deps.authFailureLimiter,
+    oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {
       deliverSoon: (ids) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now() }))),
     },

@@ -97,11 +97,16 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         redis ? createRedisRateLimiter(redis, limit.max, limit.windowMs, prefix) : createMemoryRateLimiter(limit.max, limit.windowMs);
       const rateLimiter = limiter(config.rateLimit, 'fleetcore:ratelimit:');
       const overviewRateLimiter = limiter(config.overviewRateLimit, 'fleetcore:ratelimit:overview:');
+      // Per database, as the queues: deployments (and test runs) sharing a Redis do not count each other's failures.
+      const authFailureLimiter = limiter({ max: config.access.authFailureLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:auth-failures:`);
       stack.push('rate limiters', async () => {
         await rateLimiter.close();
         await overviewRateLimiter.close();
+        await authFailureLimiter.close();
       });
-      api = await startApiRole(config, log, { database, rateLimiter, overviewRateLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus });
+      api = await startApiRole(config, log, {
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
+      });
       stack.push('api', api.stop);
     }
     const url = api?.url ?? localBaseUrl({ ...config, port: 0 });

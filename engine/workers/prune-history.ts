@@ -3,6 +3,10 @@ import { pruneGeofenceChanges } from '../../db/geofence-changes.ts';
 import { pruneLateFixes } from '../../db/late-fixes.ts';
 import { pruneEvents } from '../../db/event-log.ts';
 import { pruneFinishedDeliveries } from '../../db/webhook-deliveries.ts';
+import { pruneOauthTokens } from '../../db/oauth-tokens.ts';
+
+/** Expired access tokens stay a day (introspection still answers inactive for an unknown one), then go. */
+const EXPIRED_TOKENS_KEPT_MS = 86_400_000;
 
 export interface Retention {
   /** Geofence changes are kept this long: far longer than any engine process takes to read them. */
@@ -28,7 +32,11 @@ async function inBatches(prune: (limit: number) => Promise<number>): Promise<num
 }
 
 /** Deletes what the engine has finished with and kept past its retention; returns the counts. */
-export async function pruneEngineHistory(db: Db, retention: Retention, now = new Date()): Promise<{ geofenceChanges: number; lateFixes: number; events: number; webhookDeliveries: number }> {
+export async function pruneEngineHistory(
+  db: Db,
+  retention: Retention,
+  now = new Date(),
+): Promise<{ geofenceChanges: number; lateFixes: number; events: number; webhookDeliveries: number; oauthTokens: number }> {
   const before = (ms: number) => new Date(now.getTime() - ms);
   return {
     geofenceChanges: await inBatches((limit) => pruneGeofenceChanges(db, before(retention.geofenceChangesMs), limit)),
@@ -36,5 +44,6 @@ export async function pruneEngineHistory(db: Db, retention: Retention, now = new
     events: retention.eventsMs === undefined ? 0 : await inBatches((limit) => pruneEvents(db, before(retention.eventsMs!), limit)),
     webhookDeliveries:
       retention.webhookDeliveriesMs === undefined ? 0 : await inBatches((limit) => pruneFinishedDeliveries(db, before(retention.webhookDeliveriesMs!), limit)),
+    oauthTokens: await inBatches((limit) => pruneOauthTokens(db, before(EXPIRED_TOKENS_KEPT_MS), limit)),
   };
 }

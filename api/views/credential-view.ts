@@ -1,0 +1,56 @@
+import { z } from '@hono/zod-openapi';
+import type { ApiKeyRecord } from '../../db/api-keys.ts';
+import type { OauthClientRecord } from '../../db/oauth-clients.ts';
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+const time = (description: string) => z.string().nullable().openapi({ format: 'date-time', description });
+
+export const ApiKeySchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string().nullable(),
+    prefix: z.string().openapi({ description: 'The first characters of the key, kept in clear to tell keys apart', example: 'fc_live_AbC123' }),
+    mode: z.enum(['live', 'test']),
+    permissions: z.array(z.string()).openapi({ example: ['*'] }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    expiresAt: time('null: it does not expire'),
+    lastUsedAt: time('To the minute'),
+    revokedAt: time('null while it works'),
+  })
+  .openapi('ApiKey');
+
+export const NewApiKeySchema = ApiKeySchema.extend({
+  key: z.string().openapi({ description: 'The whole key: shown only now (only its hash is kept)', example: 'fc_live_AbC123xYz…' }),
+}).openapi('ApiKeyCreated');
+
+export function apiKeyView(k: ApiKeyRecord): z.infer<typeof ApiKeySchema> {
+  return {
+    id: k.id, name: k.name, prefix: k.prefix, mode: k.mode, permissions: k.permissions, createdAt: k.created_at.toISOString(),
+    expiresAt: iso(k.expires_at), lastUsedAt: iso(k.last_used_at), revokedAt: iso(k.revoked_at),
+  };
+}
+
+export const OauthClientSchema = z
+  .object({
+    id: z.number().int(),
+    clientId: z.string().openapi({ description: 'The public client_id of RFC 6749', example: 'fcc_4fQ2bWb7ZkR0mN1pXyT8' }),
+    name: z.string().nullable(),
+    mode: z.enum(['live', 'test']),
+    scopes: z.array(z.string()).openapi({ description: 'Permission names its tokens may hold', example: ['vehicles:read', 'events:read'] }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    expiresAt: time('null: it does not expire'),
+    lastUsedAt: time('To the minute'),
+    revokedAt: time('null while it works'),
+  })
+  .openapi('OauthClient');
+
+export const NewOauthClientSchema = OauthClientSchema.extend({
+  clientSecret: z.string().openapi({ description: 'Shown only now (only its hash is kept)', example: 'fcs_…' }),
+}).openapi('OauthClientCreated');
+
+export function oauthClientView(c: OauthClientRecord): z.infer<typeof OauthClientSchema> {
+  return {
+    id: c.id, clientId: c.client_id, name: c.name, mode: c.mode, scopes: c.scopes, createdAt: c.created_at.toISOString(),
+    expiresAt: iso(c.expires_at), lastUsedAt: iso(c.last_used_at), revokedAt: iso(c.revoked_at),
+  };
+}
