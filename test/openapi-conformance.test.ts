@@ -660,6 +660,78 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 409, what: 'a command already sent', request: (s) => ({ path: `/commands/${s.commands.sent}`, method: 'DELETE' }), shows: errorMatching(/is sent/) },
     ],
   },
+  'GET /api-keys': {
+    permission: 'keys:read',
+    cases: [
+      { status: 200, what: 'the user\'s keys, never a secret', request: () => ({ path: '/api-keys?limit=100' }), shows: (body) => expect(JSON.stringify(body)).not.toMatch(/key_hash|"key":/) },
+      { status: 400, what: 'a cursor of another list', request: () => ({ path: '/api-keys?cursor=garbage' }) },
+    ],
+  },
+  'POST /api-keys': {
+    permission: 'keys:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a key with a permission the caller holds, its secret shown once',
+        request: () => ({ path: '/api-keys', method: 'POST', body: { name: 'minted', permissions: ['keys:write'] } }),
+        shows: (body) => expect(body.data).toMatchObject({ name: 'minted', permissions: ['keys:write'], key: expect.stringMatching(/^fc_live_/), revokedAt: null }),
+      },
+      { status: 400, what: 'an unknown permission', request: () => ({ path: '/api-keys', method: 'POST', body: { permissions: ['vehicles:fly'] } }), shows: errorMatching(/unknown permission/) },
+      { status: 403, what: 'a permission the caller lacks', request: () => ({ path: '/api-keys', method: 'POST', body: { permissions: ['vehicles:read'] } }), shows: errorMatching(/cannot grant more/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/api-keys', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/api-keys', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /api-keys/{id}': {
+    permission: 'keys:write',
+    cases: [
+      { status: 200, what: 'a key of the user', request: (s) => ({ path: `/api-keys/${s.credentials.keyToRevoke}`, method: 'DELETE' }), shows: (body) => expect(body.data.revokedAt).toEqual(expect.any(String)) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/api-keys/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/api-keys/999999999', method: 'DELETE' }) },
+    ],
+  },
+  'GET /oauth-clients': {
+    permission: 'keys:read',
+    cases: [
+      { status: 200, what: 'the user\'s clients, never a secret', request: () => ({ path: '/oauth-clients' }), shows: (body) => expect(body.data[0]).toMatchObject({ clientId: expect.stringMatching(/^fcc_/), lastUsedAt: null }) },
+      { status: 400, what: 'a limit over 100', request: () => ({ path: '/oauth-clients?limit=101' }) },
+    ],
+  },
+  'POST /oauth-clients': {
+    permission: 'keys:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a client with a scope the caller holds, its secret shown once',
+        request: () => ({ path: '/oauth-clients', method: 'POST', body: { name: 'partner', scopes: ['keys:write'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }),
+        shows: (body) => expect(body.data).toMatchObject({ name: 'partner', scopes: ['keys:write'], clientSecret: expect.stringMatching(/^fcs_/), expiresAt: expect.any(String) }),
+      },
+      { status: 400, what: 'an unknown scope', request: () => ({ path: '/oauth-clients', method: 'POST', body: { scopes: ['everything'] } }), shows: errorMatching(/unknown scope/) },
+      { status: 403, what: 'a scope the caller lacks', request: () => ({ path: '/oauth-clients', method: 'POST', body: { scopes: ['*'] } }), shows: errorMatching(/cannot grant more/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/oauth-clients', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/oauth-clients', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /oauth-clients/{id}': {
+    permission: 'keys:write',
+    cases: [
+      { status: 200, what: 'a client of the user, and its tokens', request: (s) => ({ path: `/oauth-clients/${s.credentials.clientToRevoke}`, method: 'DELETE' }), shows: (body) => expect(body.data.revokedAt).toEqual(expect.any(String)) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/oauth-clients/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/oauth-clients/999999999', method: 'DELETE' }) },
+    ],
+  },
+  'GET /audit': {
+    permission: 'audit:read',
+    cases: [
+      {
+        status: 200,
+        what: 'webhook and credential changes with their actors',
+        request: () => ({ path: '/audit?limit=500' }),
+        shows: (body) => expect(body.data.map((e: any) => e.action)).toEqual(expect.arrayContaining(['webhook.created', 'oauth_client.created'])),
+      },
+      { status: 400, what: 'an unknown action', request: () => ({ path: '/audit?action=key.lost' }), shows: errorMatching(/unknown/) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [
@@ -794,7 +866,7 @@ describe('the served OpenAPI document', () => {
       documentedOperations(doc).map((o) => [o.id, (doc.paths![o.path]![o.method] as { security?: unknown }).security]),
     );
     const expected = Object.fromEntries(
-      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }]]),
+      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }]]),
     );
     expect(stated).toEqual(expected);
   });

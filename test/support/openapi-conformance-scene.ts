@@ -1,5 +1,7 @@
 import { PERMISSIONS, type Permission } from '../../api/auth/permissions.ts';
 import { acknowledgeCommand, failCommand, markCommandSent, queueCommand, type NewCommand } from '../../db/commands.ts';
+import { recordAudit } from '../../db/audit-log.ts';
+import { insertOauthClient } from '../../db/oauth-clients.ts';
 import { TravelStatus, type Device } from '../../db/schema.ts';
 import { recordCrossingsThroughEngine } from './engine-crossings.ts';
 import { square } from './fixtures.ts';
@@ -22,6 +24,8 @@ export interface ConformanceScene {
   drivers: { rated: number; assigned: number; free: number; toUnassign: number; toDelete: number };
   /** Command ids of the detailed vehicle: answered, failed, sent and awaiting its answer, queued to cancel. */
   commands: { acknowledged: string; failed: string; sent: string; toCancel: string };
+  /** A key and an OAuth client of the scene's user, to revoke. */
+  credentials: { keyToRevoke: number; clientToRevoke: number };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -184,5 +188,12 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   await markCommandSent(db, sent);
   const commands = { acknowledged, failed, sent, toCancel: await command() };
 
-  return { commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  const keyToRevoke = (await t.fixtures.key(user.id, { permissions: ['devices:read'] })).id;
+  const client = await insertOauthClient(db, { clientId: `fcc_scene_${account.id}`, secretHash: 'x', userId: user.id, mode: 'live', name: 'scene', scopes: ['devices:read'], expiresAt: null });
+  await recordAudit(db, { kind: 'cli', accountId: account.id, mode: 'live', userId: user.id, remoteAddress: null }, {
+    action: 'oauth_client.created', targetType: 'oauth_client', targetId: String(client.id), details: { clientId: client.client_id },
+  });
+  const credentials = { keyToRevoke, clientToRevoke: client.id };
+
+  return { credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
