@@ -33,7 +33,15 @@ export const TEST_CONFIG = {
  * as in production; `rateLimitMax` defaults high so only the rate-limit tests meet it.
  */
 export async function startTestApp(
-  options: { rateLimitMax?: number; overviewRateLimitMax?: number; eventStream?: Partial<EventStreamSettings>; commandBus?: CommandBus } = {},
+  options: {
+    rateLimitMax?: number;
+    overviewRateLimitMax?: number;
+    /** 401s per client address a minute before 429 (default: more than any test makes). */
+    authFailureLimit?: number;
+    eventStream?: Partial<EventStreamSettings>;
+    commandBus?: CommandBus;
+    oauthTokenTtlS?: number;
+  } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
   const max = options.rateLimitMax ?? 100_000;
@@ -43,11 +51,16 @@ export async function startTestApp(
   const overviewRateLimiter = redis
     ? createRedisRateLimiter(redis, overviewMax, 60_000, 'fleetcore:ratelimit:overview:')
     : createMemoryRateLimiter(overviewMax, 60_000);
+  const authFailureLimiter = redis
+    ? createRedisRateLimiter(redis, options.authFailureLimit ?? 100_000, 60_000, `fleetcore-test-${process.pid}-${Date.now()}:auth-failures:`)
+    : createMemoryRateLimiter(options.authFailureLimit ?? 100_000, 60_000);
   const eventFeed = await EventFeed.open(database.db, silentLogger, database.pool, { pollMs: 100 });
   const app = createApp({
     db: database.db, log: silentLogger, rateLimiter, overviewRateLimiter, eventFeed,
     config: { ...TEST_CONFIG, eventStream: options.eventStream },
     commandBus: options.commandBus,
+    authFailureLimiter,
+    oauth: { tokenTtlS: options.oauthTokenTtlS ?? 3600 },
   });
 
   const call: TestApp['call'] = (path, { key, method = 'GET', body, headers = {} } = {}) => {
@@ -72,6 +85,7 @@ export async function startTestApp(
       await eventFeed.close();
       await rateLimiter.close();
       await overviewRateLimiter.close();
+      await authFailureLimiter.close();
       redis?.disconnect();
       await database.destroy();
     },

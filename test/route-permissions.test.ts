@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NAMED_ONLY_PERMISSIONS, PERMISSIONS } from '../api/auth/permissions.ts';
+import { permissionOf } from '../api/auth/require-permission.ts';
+import { startTestApp, type TestApp } from './support/test-app.ts';
+
+/**
+ * Every route the app serves either declares the permission its key needs, or is public on purpose
+ * and listed here with the reason. A new endpoint without requirePermission fails this test, so it
+ * cannot ship open.
+ */
+const PUBLIC: Record<string, string> = {
+  'GET /healthz': 'liveness, for load balancers',
+  'GET /readyz': 'readiness, for load balancers',
+  'GET /': 'redirects to the API reference',
+  'GET /docs': 'the API reference page',
+  'GET /docs/assets/:file': 'the API reference page\'s scripts and styles',
+  'GET /api/v1/openapi.json': 'the OpenAPI document',
+  'POST /oauth/token': 'OAuth 2.0: authenticates the client itself (RFC 6749 §2.3)',
+  'POST /oauth/revoke': 'OAuth 2.0: authenticates the client itself (RFC 7009)',
+  'POST /oauth/introspect': 'OAuth 2.0: authenticates the client itself (RFC 7662)',
+  'GET /.well-known/oauth-authorization-server': 'OAuth 2.0 metadata (RFC 8414), public by definition',
+};
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('every route', () => {
+  it('declares its permission, or is public on purpose', () => {
+    const routes = t.app.routes.filter((r) => r.method !== 'ALL');
+    const byRoute = new Map<string, string | undefined>();
+    for (const r of routes) {
+      const id = `${r.method} ${r.path}`;
+      byRoute.set(id, byRoute.get(id) ?? permissionOf(r.handler));
+    }
+    const open = [...byRoute].filter(([id, permission]) => !permission && !(id in PUBLIC)).map(([id]) => id);
+    expect(open).toEqual([]);
+    // The list stays true: a public route that now declares a permission, or no longer exists, is taken off.
+    for (const id of Object.keys(PUBLIC)) {
+      expect(byRoute.has(id), `${id} is listed as public but not served`).toBe(true);
+      expect(byRoute.get(id), `${id} is listed as public but declares a permission`).toBeUndefined();
+    }
+    // Each permission of the catalog guards at least one route, and every declared one is in the catalog.
+    const declared = new Set([...byRoute.values()].filter((p): p is string => p !== undefined));
+    expect([...declared].filter((p) => !(PERMISSIONS as readonly string[]).includes(p))).toEqual([]);
+    expect(PERMISSIONS.filter((p) => !declared.has(p))).toEqual([]);
+  });
+
+  it('answers 403 naming the permission for a key without it, and * lacks only the named ones', async () => {
+    const { user } = await t.fixtures.tenant();
+    const star = (await t.fixtures.key(user.id, { permissions: ['*'] })).key;
+    for (const permission of NAMED_ONLY_PERMISSIONS) {
+      const path = permission === 'keys:write' ? '/api/v1/api-keys' : '/api/v1/commands';
+      const res = await t.json(path, { key: star, method: 'POST', body: {} });
+      expect(res).toMatchObject({ status: 403, body: { error: `This API key lacks the ${permission} permission` } });
+    }
+  });
+});
