@@ -210,5 +210,9 @@ describe('DELETE /commands/{id}', () => {
     );
     const star = (await t.fixtures.key(userId, { permissions: ['*'] })).key;
     expect((await t.json(`/api/v1/commands/${sent}`, { key: star, method: 'DELETE' })).status).toBe(403);
+    // The audit log keeps who sent and who cancelled.
+    const audit = await t.json('/api/v1/audit?action=command.*&limit=500', { key });
+    const mine = audit.body.data.filter((e: any) => [queued, sent].includes(e.target.id)).map((e: any) => [e.action, e.target.id, e.details.deviceId]);
+    expect(mine).toEqual([['command.cancelled', queued, gt06.imei], ['command.created', sent, gt06.imei], ['command.created', queued, gt06.imei]]);
   });
 });

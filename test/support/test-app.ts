@@ -36,8 +36,9 @@ export async function startTestApp(
   options: {
     rateLimitMax?: number;
     overviewRateLimitMax?: number;
-    /** 401s per client address a minute before 429 (default: more than any test makes). */
+    /** 401s per client address a minute (or `authFailureWindowMs`) before 429 (default: more than any test makes). */
     authFailureLimit?: number;
+    authFailureWindowMs?: number;
     eventStream?: Partial<EventStreamSettings>;
     commandBus?: CommandBus;
     oauthTokenTtlS?: number;
@@ -52,8 +53,8 @@ export async function startTestApp(
     ? createRedisRateLimiter(redis, overviewMax, 60_000, 'fleetcore:ratelimit:overview:')
     : createMemoryRateLimiter(overviewMax, 60_000);
   const authFailureLimiter = redis
-    ? createRedisRateLimiter(redis, options.authFailureLimit ?? 100_000, 60_000, `fleetcore-test-${process.pid}-${Date.now()}:auth-failures:`)
-    : createMemoryRateLimiter(options.authFailureLimit ?? 100_000, 60_000);
+    ? createRedisRateLimiter(redis, options.authFailureLimit ?? 100_000, options.authFailureWindowMs ?? 60_000, `fleetcore-test-${process.pid}-${Date.now()}:auth-failures:`)
+    : createMemoryRateLimiter(options.authFailureLimit ?? 100_000, options.authFailureWindowMs ?? 60_000);
   const eventFeed = await EventFeed.open(database.db, silentLogger, database.pool, { pollMs: 100 });
   const app = createApp({
     db: database.db, log: silentLogger, rateLimiter, overviewRateLimiter, eventFeed,
