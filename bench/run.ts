@@ -1,6 +1,7 @@
 /** `npm run bench -- <name> [--json]`: runs one benchmark and prints its table. */
 const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promise<void> }>> = {
   api: () => import('./api.ts'),
+  auth: () => import('./auth.ts'),
   commands: () => import('./commands.ts'),
   decode: () => import('./decode.ts'),
   events: () => import('./events.ts'),
