@@ -142,6 +142,30 @@ describe('fleet account and user', () => {
   }, 120_000);
 });
 
+describe('fleet oauth-client', () => {
+  it('registers a client whose secret is shown once and kept as a hash, revokes it once, and audits both', async () => {
+    const user = await fixture.user((await fixture.account()).id, 'UTC');
+    const created = json(await fleet(['oauth-client', 'create', '--user', user.email, '--scopes', 'vehicles:read,events:read', '--name', 'TMS', '--json']));
+    expect(created).toEqual({
+      id: expect.any(Number), clientId: expect.stringMatching(/^fcc_[0-9A-Za-z]{20}$/), clientSecret: expect.stringMatching(/^fcs_[0-9A-Za-z]{40}$/),
+      userId: user.id, mode: 'live', scopes: ['vehicles:read', 'events:read'], expiresAt: null,
+    });
+    const row = await database.db.selectFrom('oauth_clients').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.secret_hash).toBe(sha256(created.clientSecret));
+    expect(JSON.stringify(row)).not.toContain(created.clientSecret);
+
+    const revoked = json(await fleet(['oauth-client', 'revoke', created.clientId, '--json']));
+    expect(revoked).toEqual({ id: created.id, clientId: created.clientId, revokedAt: expect.any(String) });
+    expectOneLineError(await fleet(['oauth-client', 'revoke', String(created.id)]), new RegExp(`^fleet oauth-client: OAuth client ${created.id} \\(${created.clientId}\\) is already revoked, since `));
+    const audit = await database.db.selectFrom('audit_log').select(['action', 'actor_kind']).where('target_type', '=', 'oauth_client').where('target_id', '=', String(created.id)).orderBy('id').execute();
+    expect(audit).toEqual([{ action: 'oauth_client.created', actor_kind: 'cli' }, { action: 'oauth_client.revoked', actor_kind: 'cli' }]);
+
+    const badScope = await fleet(['oauth-client', 'create', '--user', user.email, '--scopes', 'vehicles:drive']);
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toMatch(/unknown scope "vehicles:drive"/);
+  }, 90_000);
+});
+
 describe('fleet key', () => {
   let userId: number;
   let email: string;
@@ -215,6 +239,9 @@ describe('fleet key', () => {
     ]);
 
     expectOneLineError(await fleet(['key', 'revoke', String(key.id)]), new RegExp(`^fleet key: API key ${key.id} \\(.+…\\) is already revoked, since `));
+    // The operator's revocation is in the account's audit log, once.
+    const audit = await database.db.selectFrom('audit_log').select(['action', 'actor_kind', 'user_id', 'remote_address']).where('target_id', '=', String(key.id)).where('target_type', '=', 'api_key').execute();
+    expect(audit).toEqual([{ action: 'api_key.revoked', actor_kind: 'cli', user_id: userId, remote_address: null }]);
   }, 90_000);
 
   it('refuses an ambiguous prefix in one line that names the keys, and revokes none', async () => {

@@ -212,6 +212,23 @@ describe('an access token on the API', () => {
     expect((await api('/devices/status', fresh.access_token)).status).toBe(401);
   });
 
+  it('opens the event stream through a stream token it made, for as long as it is not revoked', async () => {
+    const c = await newClient(['events:read']);
+    const { access_token } = await tokenFor(c);
+    const made = await api('/events/stream-tokens', access_token, { method: 'POST' });
+    expect(made.status).toBe(201);
+    const { token } = ((await made.json()) as any).data;
+    const open = async () => {
+      const res = await fetch(`${http.url}/api/v1/events/stream?token=${token}`);
+      await res.body?.cancel();
+      return res;
+    };
+    const first = await open();
+    expect([first.status, first.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/event-stream/)]);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, c.client, oauth.ClientSecretBasic(c.secret), access_token, insecure));
+    expect((await open()).status).toBe(401);
+  });
+
   it('lives no longer than its client', async () => {
     const c = await newClient(['devices:read'], { expiresAt: new Date(Date.now() + 120_000).toISOString() });
     const token = await tokenFor(c);
