@@ -17,3 +17,13 @@ export function decodeIdCursor(list: string, cursor: string, maxId = BIGINT_MAX)
   if (!m || m[1] !== list || BigInt(m[2]!) > maxId) throw new ApiError(400, 'cursor is not one this list returned; start again without it');
   return m[2]!;
 }
+
+/**
+ * A list page's answer from `limit + 1` rows ordered by id: the first `limit` as views, whether more
+ * follow, and the cursor that continues after the last one.
+ */
+export function idPage<Row extends { id: number | string }, View>(list: string, rows: Row[], limit: number, view: (row: Row) => View) {
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  return { data: page.map(view), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor(list, String(page[page.length - 1]!.id)) : null };
+}

@@ -9,7 +9,7 @@ import { issueApiKey } from '../auth/api-key-token.ts';
 import { mintedExpiry, mintedPermissions } from '../auth/minting.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
-import { decodeIdCursor, encodeIdCursor } from '../pagination/id-cursor.ts';
+import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { ApiKeySchema, NewApiKeySchema, apiKeyView } from '../views/credential-view.ts';
 
@@ -75,9 +75,7 @@ export function apiKeyRoutes({ db }: RouteDeps) {
     const query = c.req.valid('query');
     const afterId = query.cursor === undefined ? undefined : Number(decodeIdCursor('api-keys', query.cursor, BigInt(MAX_SERIAL_ID)));
     const rows = await apiKeyPage(db, c.get('principal').scope, afterId, query.limit);
-    const page = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    return c.json({ data: page.map(apiKeyView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('api-keys', String(page[page.length - 1]!.id)) : null }, 200);
+    return c.json(idPage('api-keys', rows, query.limit, apiKeyView), 200);
   });
 
   app.openapi(routes.create, async (c) => {

@@ -4,7 +4,7 @@ import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { errorResponses } from '../envelope.ts';
-import { decodeIdCursor, encodeIdCursor } from '../pagination/id-cursor.ts';
+import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
 import { commaList } from '../query/comma-list.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -90,9 +90,7 @@ export function auditRoutes({ db }: RouteDeps) {
     const rows = await auditPage(db, c.get('principal').scope, {
       actions: actionFilter(query.action), from: instant(query.from, 'from'), to: instant(query.to, 'to'), beforeId, limit: query.limit,
     });
-    const page = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    return c.json({ data: page.map(entryView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('audit', page[page.length - 1]!.id) : null }, 200);
+    return c.json(idPage('audit', rows, query.limit, entryView), 200);
   });
   return app;
 }

@@ -9,7 +9,7 @@ import { mintedExpiry, mintedPermissions } from '../auth/minting.ts';
 import { issueClientCredentials } from '../auth/oauth-credentials.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
-import { decodeIdCursor, encodeIdCursor } from '../pagination/id-cursor.ts';
+import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { NewOauthClientSchema, OauthClientSchema, oauthClientView } from '../views/credential-view.ts';
 
@@ -73,9 +73,7 @@ export function oauthClientRoutes({ db }: RouteDeps) {
     const query = c.req.valid('query');
     const afterId = query.cursor === undefined ? undefined : Number(decodeIdCursor('oauth-clients', query.cursor, BigInt(MAX_SERIAL_ID)));
     const rows = await oauthClientPage(db, c.get('principal').scope, afterId, query.limit);
-    const page = rows.slice(0, query.limit);
-    const hasMore = rows.length > query.limit;
-    return c.json({ data: page.map(oauthClientView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('oauth-clients', String(page[page.length - 1]!.id)) : null }, 200);
+    return c.json(idPage('oauth-clients', rows, query.limit, oauthClientView), 200);
   });
 
   app.openapi(routes.create, async (c) => {

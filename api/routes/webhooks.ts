@@ -13,7 +13,7 @@ import { auditActor } from '../audit-actor.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
-import { decodeIdCursor, encodeIdCursor } from '../pagination/id-cursor.ts';
+import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { AttemptSchema, DeliverySchema, WebhookSchema, WebhookWithSecretSchema, attemptView, deliveryView, webhookView } from '../views/webhook-view.ts';
 
@@ -204,9 +204,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const { limit, cursor } = c.req.valid('query');
     const after = cursor === undefined ? 0 : Number(decodeIdCursor('webhooks', cursor, BigInt(MAX_SERIAL_ID)));
     const rows = await webhookPage(db, c.get('principal').scope, after, limit);
-    const page = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
-    return c.json({ data: page.map(webhookView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('webhooks', String(page[page.length - 1]!.id)) : null }, 200);
+    return c.json(idPage('webhooks', rows, limit, webhookView), 200);
   });
 
   app.openapi(routes.get, async (c) => c.json(envelope(webhookView(await owned(c.get('principal').scope, c.req.valid('param').id))), 200));
@@ -270,9 +268,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     const { limit, cursor, status } = c.req.valid('query');
     const before = cursor === undefined ? undefined : decodeIdCursor('deliveries', cursor);
     const rows = await deliveryPage(db, webhook.id, { beforeId: before, status, limit });
-    const page = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
-    return c.json({ data: page.map(deliveryView), has_more: hasMore, next_cursor: hasMore ? encodeIdCursor('deliveries', String(page[page.length - 1]!.id)) : null }, 200);
+    return c.json(idPage('deliveries', rows, limit, deliveryView), 200);
   });
 
   app.openapi(routes.delivery, async (c) => {
