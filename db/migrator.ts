@@ -11,6 +11,7 @@ import * as fleetData from './migrations/0009-fleet-data.ts';
 import * as commands from './migrations/0010-commands.ts';
 import * as commandDelivery from './migrations/0011-command-delivery.ts';
 import * as access from './migrations/0012-access.ts';
+import * as positionsPartitions from './migrations/0013-positions-partitions.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-commands': commands,
   '0011-command-delivery': commandDelivery,
   '0012-access': access,
+  '0013-positions-partitions': positionsPartitions,
 };
 
 function migrator(db: Kysely<any>): Migrator {
@@ -44,6 +46,15 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies or reverts migrations until `name` is the last one applied: for testing a migration on data written before it. */
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const { error, results }: MigrationResultSet = await migrator(db).migrateTo(name);
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** Names of migrations not yet applied; empty when the schema is current. */

@@ -1,0 +1,123 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import { partitionName, type PartitionRange } from './position-partition-plan.ts';
+
+/** One range partition of `positions`, as the catalog has it. */
+export interface PositionPartition extends PartitionRange {
+  name: string;
+}
+
+export interface PositionPartitions {
+  ranges: PositionPartition[];
+  /** The DEFAULT partition's name (migration 0013 makes `positions_default`), if there is one. */
+  defaultPartition: string | undefined;
+}
+
+const COLUMNS = sql.raw('device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes');
+
+// Any constant works as long as every engine process uses the same one ("flpp").
+const PARTITIONS_LOCK = 0x666c7070;
+
+/**
+ * How long partition DDL waits for a table lock before giving up until the next run. Dropping a
+ * partition needs an exclusive lock on `positions`; queued behind a long read (a big CSV export), it
+ * would in turn hold up every ingest write queued behind it. Partitions are made days ahead and
+ * dropped days late, so giving up costs nothing.
+ */
+const LOCK_TIMEOUT = '2s';
+
+/**
+ * The partitions of `positions`. Their bounds are turned into epoch milliseconds by PostgreSQL itself
+ * (the bound text is written in the session's time zone); a bound that is not a time (MINVALUE,
+ * MAXVALUE, of a partition made by hand) reads as minus or plus infinity.
+ */
+export async function positionPartitions(db: Db): Promise<PositionPartitions> {
+  const { rows } = await sql<{ name: string; bound: string; from_ms: number | null; to_ms: number | null }>`
+    SELECT name, bound,
+      extract(epoch FROM (regexp_match(bound, 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz) * 1000 AS from_ms,
+      extract(epoch FROM (regexp_match(bound, 'TO \\(''([^'']+)''\\)'))[1]::timestamptz) * 1000 AS to_ms
+    FROM (
+      SELECT c.relname::text AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'positions'::regclass
+    ) partitions
+    ORDER BY from_ms NULLS FIRST
+  `.execute(db);
+  const ranges: PositionPartition[] = [];
+  let defaultPartition: string | undefined;
+  for (const r of rows) {
+    if (r.bound === 'DEFAULT') defaultPartition = r.name;
+    else ranges.push({ name: r.name, from: r.from_ms === null ? -Infinity : Number(r.from_ms), to: r.to_ms === null ? Infinity : Number(r.to_ms) });
+  }
+  return { ranges, defaultPartition };
+}
+
+/**
+ * Runs `work` in a transaction holding the partition maintenance lock, or returns undefined at once
+ * when another engine process holds it (it is doing the same work). DDL in it waits at most
+ * LOCK_TIMEOUT for a table lock, then fails with SQLSTATE 55P03 and changes nothing.
+ */
+export async function withPartitionLock<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute(trx);
+    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${PARTITIONS_LOCK}) AS locked`.execute(trx);
+    return rows[0]!.locked ? work(trx) : undefined;
+  });
+}
+
+/**
+ * Makes the partition for `range` inside the caller's transaction; returns how many fixes it took over
+ * from the default partition.
+ *
+ * PostgreSQL refuses a partition for a range the default partition holds rows of (a tracker's clock
+ * ran ahead, or no engine ran while those days came). So the partition is built as a plain table,
+ * filled with those rows (moved, not copied, under an exclusive lock on the default partition so no
+ * insert slips in between), and then attached. Attaching locks `positions` only in SHARE UPDATE
+ * EXCLUSIVE mode, which ingest's writes and every read go on through; CREATE TABLE … PARTITION OF
+ * would lock it exclusively. A batch routed to the default partition before the lock, writing a row of
+ * the new range after it, fails its partition check; the ingest writer splits and retries it, and the
+ * retry routes the row to the new partition.
+ */
+export async function createPositionPartition(trx: Db, range: PartitionRange, defaultPartition: string | undefined): Promise<{ name: string; moved: number }> {
+  const name = partitionName(range.from);
+  const from = new Date(range.from).toISOString();
+  const to = new Date(range.to).toISOString();
+  await sql`CREATE TABLE ${sql.table(name)} (LIKE positions INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`.execute(trx);
+  let moved = 0;
+  if (defaultPartition) {
+    await sql`LOCK TABLE ${sql.table(defaultPartition)} IN ACCESS EXCLUSIVE MODE`.execute(trx);
+    const result = await sql`
+      WITH moved AS (
+        DELETE FROM ${sql.table(defaultPartition)} WHERE fix_time >= ${from}::timestamptz AND fix_time < ${to}::timestamptz
+        RETURNING ${COLUMNS}
+      )
+      INSERT INTO ${sql.table(name)} (${COLUMNS}) SELECT ${COLUMNS} FROM moved
+    `.execute(trx);
+    moved = Number(result.numAffectedRows ?? 0);
+  }
+  await sql`ALTER TABLE positions ATTACH PARTITION ${sql.table(name)} FOR VALUES FROM (${sql.lit(from)}) TO (${sql.lit(to)})`.execute(trx);
+  return { name, moved };
+}
+
+/** Drops a whole partition: its fixes go at once, and their space back to the system. */
+export async function dropPositionPartition(trx: Db, name: string): Promise<void> {
+  await sql`DROP TABLE ${sql.table(name)}`.execute(trx);
+}
+
+/**
+ * Deletes up to `limit` fixes of the default partition that are past the retention by fix time, or
+ * by arrival: a tracker stuck in 2080 would otherwise keep its fixes for 55 years. Returns how many.
+ */
+export async function pruneDefaultPositions(db: Db, defaultPartition: string, olderThan: Date, limit: number): Promise<number> {
+  const cutoff = olderThan.toISOString();
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM ${sql.table(defaultPartition)} WHERE (device_id, fix_time) IN (
+        SELECT device_id, fix_time FROM ${sql.table(defaultPartition)}
+        WHERE fix_time < ${cutoff}::timestamptz OR server_time < ${cutoff}::timestamptz
+        LIMIT ${limit}
+      ) RETURNING 1
+    ) SELECT count(*)::int AS n FROM gone
+  `.execute(db);
+  return rows[0]!.n;
+}
