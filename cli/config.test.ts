@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       eventStreamHeartbeatS: 15,
       webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 32, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000 },
       eventsRetentionMs: 90 * 86_400_000,
+      positionHistory: { retentionDays: 90, partitionDays: 1, aheadDays: 7 },
       bodyLimitBytes: 256 * 1024,
       deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 },
       onTimeToleranceMinutes: 5,
@@ -75,6 +76,9 @@ describe('loadConfig', () => {
       WEBHOOK_MAX_CONSECUTIVE_FAILURES: '3',
       WEBHOOK_DELIVERY_RETENTION_DAYS: '10',
       EVENTS_RETENTION_DAYS: '30',
+      POSITIONS_RETENTION_DAYS: '365',
+      POSITIONS_PARTITION_DAYS: '7',
+      POSITIONS_PARTITIONS_AHEAD_DAYS: '14',
       BODY_LIMIT_BYTES: '2048',
       INACTIVE_AFTER_MINUTES: '15',
       MOVING_SPEED_KMH: '2.5',
@@ -133,6 +137,7 @@ describe('loadConfig', () => {
       eventStreamHeartbeatS: 5,
       webhooks: { allowPrivate: true, timeoutMs: 5_000, concurrency: 8, maxConsecutiveFailures: 3, deliveryRetentionMs: 10 * 86_400_000 },
       eventsRetentionMs: 30 * 86_400_000,
+      positionHistory: { retentionDays: 365, partitionDays: 7, aheadDays: 14 },
       bodyLimitBytes: 2048,
       deviceStatus: { inactiveAfterMinutes: 15, movingSpeedKmh: 2.5 },
       onTimeToleranceMinutes: 0,
@@ -205,6 +210,14 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);
     expect(startupErrorOf({ INACTIVE_AFTER_MINUTES: '0' })).toBe('INACTIVE_AFTER_MINUTES must be a positive number, got "0"');
     expect(startupErrorOf({ MOVING_SPEED_KMH: 'fast' })).toBe('MOVING_SPEED_KMH must be a positive number, got "fast"');
+  });
+
+  it('rejects position partitions out of range, or wider than the retention', () => {
+    expect(startupErrorOf({ POSITIONS_RETENTION_DAYS: '0' })).toBe('POSITIONS_RETENTION_DAYS must be an integer from 1 to 36500, got "0"');
+    expect(startupErrorOf({ POSITIONS_PARTITION_DAYS: '32' })).toBe('POSITIONS_PARTITION_DAYS must be an integer from 1 to 31, got "32"');
+    expect(startupErrorOf({ POSITIONS_PARTITIONS_AHEAD_DAYS: '0' })).toBe('POSITIONS_PARTITIONS_AHEAD_DAYS must be an integer from 1 to 365, got "0"');
+    expect(startupErrorOf({ POSITIONS_RETENTION_DAYS: '5', POSITIONS_PARTITION_DAYS: '7' })).toBe('POSITIONS_PARTITION_DAYS (7) must not exceed POSITIONS_RETENTION_DAYS (5)');
+    expect(loadConfig({ POSITIONS_RETENTION_DAYS: '7', POSITIONS_PARTITION_DAYS: '7' }).positionHistory).toEqual({ retentionDays: 7, partitionDays: 7, aheadDays: 7 });
   });
 
   it('reads process.env when given nothing', () => {

@@ -29,6 +29,8 @@ export interface Config {
   };
   /** Events older than this are deleted from the log. */
   eventsRetentionMs: number;
+  /** The position history's partitions (by fix time) and how long it is kept, in days (README, "History and retention"). */
+  positionHistory: { retentionDays: number; partitionDays: number; aheadDays: number };
   bodyLimitBytes: number;
   deviceStatus: { inactiveAfterMinutes: number; movingSpeedKmh: number };
   onTimeToleranceMinutes: number;
@@ -142,6 +144,18 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   return raw === 'true';
 }
 
+/** Partitions of POSITIONS_PARTITION_DAYS, made POSITIONS_PARTITIONS_AHEAD_DAYS ahead, dropped past POSITIONS_RETENTION_DAYS. */
+function positionHistory(env: Env): Config['positionHistory'] {
+  const retentionDays = integer(env, 'POSITIONS_RETENTION_DAYS', 90, 1, 36500);
+  const partitionDays = integer(env, 'POSITIONS_PARTITION_DAYS', 1, 1, 31);
+  const aheadDays = integer(env, 'POSITIONS_PARTITIONS_AHEAD_DAYS', 7, 1, 365);
+  // A partition goes only once all of it is past the retention: wider than the retention, it would keep fixes twice as long.
+  if (partitionDays > retentionDays) {
+    throw new StartupError(`POSITIONS_PARTITION_DAYS (${partitionDays}) must not exceed POSITIONS_RETENTION_DAYS (${retentionDays})`);
+  }
+  return { retentionDays, partitionDays, aheadDays };
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -172,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryRetentionMs: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
     },
     eventsRetentionMs: integer(env, 'EVENTS_RETENTION_DAYS', 90, 7, 36500) * 86_400_000,
+    positionHistory: positionHistory(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     deviceStatus: {
       inactiveAfterMinutes: positiveNumber(env, 'INACTIVE_AFTER_MINUTES', 30),

@@ -12,6 +12,7 @@ import { evaluateDevices } from './workers/evaluate-devices.ts';
 import { refreshEtas } from './workers/refresh-etas.ts';
 import { startTravels } from './workers/start-travels.ts';
 import { pruneEngineHistory, type Retention } from './workers/prune-history.ts';
+import { maintainPositionPartitions, type PositionHistorySettings } from './workers/maintain-position-partitions.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 import { expireDueCommands } from './workers/expire-commands.ts';
 
@@ -31,6 +32,8 @@ export interface EngineSettings {
   /** How long what the engine has finished with is kept, and how often it is pruned. */
   retention: Retention;
   pruneIntervalMs: number;
+  /** The position history's partitions, kept at start and with each prune; absent, left alone. */
+  positionHistory?: PositionHistorySettings;
   /** How often commands past their time to live are marked expired (default 5 s). */
   commandExpiryMs?: number;
   /** A speeding stretch ends below the speed limit minus this (OVERSPEED_HYSTERESIS_KMH; default 5). */
@@ -70,6 +73,12 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   const queue = backend.queue(ENGINE_QUEUE);
   const etaSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh, onTimeToleranceMinutes: settings.onTimeToleranceMinutes ?? 5 };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
+
+  async function keepPositionHistory(): Promise<void> {
+    if (!settings.positionHistory) return;
+    const kept = await maintainPositionPartitions(db, settings.positionHistory);
+    if (kept.created.length + kept.dropped.length + kept.movedFromDefault + kept.prunedFromDefault > 0) log.info('position partitions maintained', { ...kept });
+  }
 
   async function run(job: Job): Promise<void> {
     const data = job.data as Record<string, unknown>;
@@ -115,6 +124,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
       case 'prune': {
         const pruned = await pruneEngineHistory(db, settings.retention);
         if (Object.values(pruned).some((n) => n > 0)) log.info('pruned what the engine has finished with', pruned);
+        await keepPositionHistory();
         return;
       }
       default:
@@ -126,6 +136,10 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     concurrency: settings.concurrency,
     onFailed: (job, error) => log.warn('engine job failed', { name: job.name, attempt: job.attempt, error: error.message }),
   });
+  // Today's partition and the next days' exist before the first fix of the day needs them. A failure
+  // (a lock not granted in time) costs nothing yet: fixes without a partition go to the default one,
+  // and the prune job tries again.
+  await keepPositionHistory().catch((error: Error) => log.warn('position partitions not maintained at start', { error: error.message }));
   await queue.repeat('eta-refresh', settings.etaRefreshMs);
   await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
   await queue.repeat('prune', settings.pruneIntervalMs);

@@ -23,6 +23,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
       webhookDeliveriesMs: config.webhooks.deliveryRetentionMs,
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
+    positionHistory: config.positionHistory,
     commandExpiryMs: config.commands.expirySweepMs,
     overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
     trips: config.engine.trips,
