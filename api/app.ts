@@ -30,6 +30,7 @@ import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { driverRoutes } from './routes/drivers.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { mapRoutes } from './map/map-routes.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps) {
   });
   app.route('/', oauthRoutes(db, log, deps.oauth ?? { tokenTtlS: 3600 }, (c) => failures.failed(c)));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
+  app.route('/map', mapRoutes());
   app.get('/', (c) => c.redirect('/docs'));
 
   const api = new OpenAPIHono<AppEnv>();
