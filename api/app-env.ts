@@ -1,4 +1,5 @@
 import type { AccessScope } from '../db/access-scope.ts';
+import type { Logger } from '../runtime/logger.ts';
 
 /** What authenticated a request: an API key, or an OAuth access token of a client. */
 export type Credential = { kind: 'api_key'; id: number } | { kind: 'oauth_token'; id: string; clientId: number };
@@ -16,5 +17,10 @@ export interface Principal {
 }
 
 export interface AppEnv {
-  Variables: { principal: Principal };
+  Variables: {
+    principal: Principal;
+    /** The request's id (x-request-id) and a logger whose lines carry it. */
+    requestId: string;
+    log: Logger;
+  };
 }

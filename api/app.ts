@@ -33,6 +33,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { mapRoutes } from './map/map-routes.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
+import { requestContext } from './request-context.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
@@ -75,6 +77,8 @@ export interface AppDeps {
   authFailureLimiter?: RateLimiter;
   /** Access tokens' life and the issuer URL; absent, an hour and the request's origin. */
   oauth?: OAuthSettings;
+  /** Serve GET /metrics on this app (default); false when METRICS_PORT serves it on a port of its own. */
+  metrics?: boolean;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -105,18 +109,20 @@ export function createApp(deps: AppDeps) {
     },
   });
 
+  app.use('*', requestContext(log));
   app.onError((error, c: Context) => {
     if (error instanceof ApiError) return c.json(errorEnvelope(error.message), error.status, error.headers);
     if (error instanceof DomainError) return c.json(errorEnvelope(error.message), DOMAIN_STATUS[error.code]);
     if (error instanceof HTTPException) return c.json(errorEnvelope(error.message || 'Bad request'), error.status);
     // PostgreSQL text cannot hold U+0000; whichever parameter carried one, the request is at fault.
     if ((error as { code?: string }).code === UNTRANSLATABLE_CHARACTER) return c.json(errorEnvelope('Text must not contain NUL characters'), 400);
-    log.error('unhandled error', { method: c.req.method, path: c.req.path, error: (error as Error).stack ?? String(error) });
+    (c.get('log') ?? log).error('unhandled error', { method: c.req.method, path: c.req.path, error: (error as Error).stack ?? String(error) });
     return c.json(errorEnvelope('Internal server error'), 500);
   });
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
   app.route('/', healthRoutes(db));
+  if (deps.metrics !== false) app.route('/', metricsRoutes(log));
   const failures = new FailedAuthenticationLimit(deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log);
   app.use('/oauth/*', async (c, next) => {
     await failures.refuseIfBlocked(c);

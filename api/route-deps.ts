@@ -27,10 +27,12 @@ export interface RouteDeps {
 
 /** Tells the webhook workers that deliveries are due now (a test ping, a manual retry). */
 export interface WebhookDispatch {
-  deliverSoon(deliveryIds: string[]): Promise<void>;
+  /** `requestId`: the API request asking, carried into the delivery job's log lines. */
+  deliverSoon(deliveryIds: string[], requestId?: string): Promise<void>;
 }
 
 export interface TravelSchedule {
-  scheduled(travelId: number, startTime: Date): Promise<void>;
+  /** `requestId`: the API request that created the travel, carried into the start job's log lines. */
+  scheduled(travelId: number, startTime: Date, requestId?: string): Promise<void>;
   cancelled(travelId: number): Promise<void>;
 }

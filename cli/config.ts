@@ -38,6 +38,8 @@ export interface Config {
   trackerPorts: Record<string, number>;
   /** HTTP port of the OsmAnd protocol (phone apps); 0 disables it. */
   osmandPort: number;
+  /** METRICS_PORT: GET /metrics on a port of its own (and no longer on the API's); absent, on the API's port. */
+  metricsPort: number | undefined;
   ingest: {
     idleTimeoutMs: number;
     maxBufferedBytes: number;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       TRACKER_PROTOCOLS.map(({ protocol, portVariable }) => [protocol.name, integer(env, portVariable, protocol.defaultPort, 0, 65535)]),
     ),
     osmandPort: integer(env, 'OSMAND_PORT', 5055, 0, 65535),
+    metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 9464, 0, 65535) : undefined,
     ingest: {
       idleTimeoutMs: integer(env, 'TRACKER_IDLE_TIMEOUT_S', 600, 10, 86_400) * 1000,
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { redactUrl } from '../runtime/redact-url.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import { exportPoolMetrics } from './pool-metrics.ts';
 import { preparedStatementPool } from './prepared-statement-pool.ts';
 import type { Database } from './schema.ts';
 import {
@@ -76,7 +77,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
     await checkReachable(pool, where);
     const db = kyselyFor(preparedStatementPool(pool));
-    return { db, pool, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`, close: () => db.destroy() };
+    const unexport = exportPoolMetrics(pool);
+    return {
+      db, pool, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`,
+      close: async () => {
+        unexport();
+        await db.destroy();
+      },
+    };
   }
 
   let embedded: EmbeddedPostgres | undefined;
@@ -101,12 +109,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   const db = kyselyFor(pool);
+  const unexport = exportPoolMetrics(pool);
   const stop = embedded;
   return {
     db,
     kind: 'embedded',
     description: `embedded PGlite + PostGIS in ${options.dataDir}${stop ? '' : ' (through the running server)'}`,
     async close() {
+      unexport();
       await db.destroy();
       await stop?.stop();
     },

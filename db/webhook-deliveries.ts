@@ -6,6 +6,7 @@ import type { EventType } from '../engine/events/event-catalog.ts';
 interface ClaimRow {
   id: string; webhook_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
   attempts: number; payload: EventPayload | null; event_id: string | null; type: EventType | null; occurred_at: Date | null; data: Record<string, unknown> | null;
+  recorded_at: Date | null;
 }
 
 /**
@@ -16,10 +17,14 @@ interface ClaimRow {
  * The new deliveries come back already claimed for `claimMs`, ready to send: their first attempt
  * needs no queue round trip. Returns them and how many events were read.
  */
-export async function fanOutEvents(db: Db, limit: number, claimMs: number): Promise<{ deliveries: ClaimedDelivery[]; events: number }> {
+export async function fanOutEvents(
+  db: Db,
+  limit: number,
+  claimMs: number,
+): Promise<{ deliveries: ClaimedDelivery[]; events: number; /** The events read, counted by type. */ types: Record<string, number> }> {
   // One statement, so one round trip however busy the process is; the cursor row's lock makes
   // processes take turns, and the unique (webhook, event) pair keeps a turn that re-reads from adding twice.
-  const { rows } = await sql<ClaimRow & { events: number }>`
+  const { rows } = await sql<ClaimRow & { events: number; types: Record<string, number> }>`
     WITH cursor AS (
       SELECT last_event_id FROM event_fanout_cursor FOR UPDATE
     ), batch AS (
@@ -40,19 +45,20 @@ export async function fanOutEvents(db: Db, limit: number, claimMs: number): Prom
     ), moved AS (
       UPDATE event_fanout_cursor SET last_event_id = (SELECT max(id) FROM batch) WHERE EXISTS (SELECT 1 FROM batch)
     ), counted AS (
-      SELECT count(*)::int AS events FROM batch
+      SELECT coalesce(sum(n), 0)::int AS events, coalesce(jsonb_object_agg(type, n), '{}'::jsonb) AS types
+      FROM (SELECT type, count(*)::int AS n FROM batch GROUP BY type) per_type
     )
-    SELECT counted.events, d.*
+    SELECT counted.events, counted.types, d.*
     FROM counted LEFT JOIN (
       SELECT i.id::text AS id, i.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, 0 AS attempts,
-        NULL::jsonb AS payload, i.event_id::text AS event_id, e.type, e.occurred_at, e.data
+        NULL::jsonb AS payload, i.event_id::text AS event_id, e.type, e.occurred_at, e.data, e.recorded_at
       FROM inserted i JOIN webhooks w ON w.id = i.webhook_id JOIN batch e ON e.id = i.event_id
     ) d ON true
     ORDER BY d.id::bigint
   `.execute(db);
   const events = rows[0]?.events ?? 0;
   const deliveries = rows.filter((r) => r.id !== null).map(claimedDelivery).filter((d): d is ClaimedDelivery => d !== undefined);
-  return { deliveries, events };
+  return { deliveries, events, types: rows[0]?.types ?? {} };
 }
 
 function claimedDelivery(r: ClaimRow): ClaimedDelivery | undefined {
@@ -60,7 +66,7 @@ function claimedDelivery(r: ClaimRow): ClaimedDelivery | undefined {
   if (!payload) return undefined;
   const secrets = [r.secret];
   if (r.previous_secret && r.previous_until && r.previous_until.getTime() > Date.now()) secrets.push(r.previous_secret);
-  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload };
+  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload, recordedAt: r.recorded_at ?? undefined };
 }
 
 export interface ClaimedDelivery {
@@ -72,6 +78,8 @@ export interface ClaimedDelivery {
   /** What was attempted before this one. */
   attempts: number;
   payload: EventPayload;
+  /** When the event was written to the log (absent for a test ping): the delivery delay is measured from it. */
+  recordedAt?: Date;
 }
 
 /**
@@ -92,7 +100,7 @@ export async function claimDeliveries(db: Db, deliveryIds: string[], claimMs: nu
       RETURNING d.id, d.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
     )
     SELECT c.id::text AS id, c.webhook_id, c.url, c.secret, c.previous_secret, c.previous_until, c.attempts, c.payload, c.event_id::text AS event_id,
-      e.type, e.occurred_at, e.data
+      e.type, e.occurred_at, e.data, e.recorded_at
     FROM claimed c LEFT JOIN events e ON e.id = c.event_id
   `.execute(db);
   for (const r of rows) {

@@ -7,6 +7,8 @@ import type { JobQueue } from './queue/job-queue.ts';
  */
 export class DeviceSignals {
   private waiting = new Set<number>();
+  /** When the first of the waiting devices was committed: the engine's lag is measured from it. */
+  private since = 0;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
 
@@ -18,6 +20,7 @@ export class DeviceSignals {
   ) {}
 
   add(deviceIds: readonly number[]): void {
+    if (this.waiting.size === 0) this.since = Date.now();
     for (const id of deviceIds) this.waiting.add(id);
     if (this.waiting.size >= this.maxDevices) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.delayMs);
@@ -28,10 +31,11 @@ export class DeviceSignals {
     this.timer = undefined;
     if (this.waiting.size === 0) return;
     const deviceIds = [...this.waiting];
+    const committedAt = this.since;
     this.waiting = new Set();
     // A lost signal delays evaluation but loses nothing: the engine catches up from its cursors at
     // start and each device's next batch signals it again.
-    this.sending = this.sending.then(() => this.queue.add('devices', { deviceIds }).catch(this.onError));
+    this.sending = this.sending.then(() => this.queue.add('devices', { deviceIds, committedAt }).catch(this.onError));
   }
 
   /** Sends what is waiting (shutdown). */

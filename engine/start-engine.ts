@@ -4,7 +4,9 @@ import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';
 import { scheduledTravels } from '../db/travel-progress.ts';
 import type { DeviceStatusThresholds } from './device-status.ts';
+import { EngineLag } from './engine-metrics.ts';
 import { GeofenceCatalog } from './geofence-catalog.ts';
+import { jobRequestId, observedJob } from './observed-job.ts';
 import { LateFixLog, type DeviceLateFixes } from './late-fix-log.ts';
 import type { Job, JobQueue, QueueBackend } from './queue/job-queue.ts';
 import type { EtaSettings } from './travel-eta.ts';
@@ -50,8 +52,8 @@ export interface RunningEngine {
 }
 
 /** Schedules a travel's start at its start time (at once when that has passed); adding it twice is a no-op. */
-export async function scheduleTravelStart(queue: JobQueue, travelId: number, startTime: Date): Promise<void> {
-  await queue.add('travel-start', { travelId }, { jobId: `travel-start-${travelId}`, delay: Math.max(0, startTime.getTime() - Date.now()) });
+export async function scheduleTravelStart(queue: JobQueue, travelId: number, startTime: Date, requestId?: string): Promise<void> {
+  await queue.add('travel-start', { travelId, ...(requestId ? { requestId } : {}) }, { jobId: `travel-start-${travelId}`, delay: Math.max(0, startTime.getTime() - Date.now()) });
 }
 
 export async function unscheduleTravelStart(queue: JobQueue, travelId: number): Promise<void> {
@@ -80,7 +82,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     if (kept.created.length + kept.dropped.length + kept.movedFromDefault + kept.prunedFromDefault > 0) log.info('position partitions maintained', { ...kept });
   }
 
-  async function run(job: Job): Promise<void> {
+  async function run(job: Job, log: Logger): Promise<void> {
     const data = job.data as Record<string, unknown>;
     switch (job.name) {
       case 'devices': {
@@ -132,9 +134,10 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     }
   }
 
-  const worker = backend.worker(ENGINE_QUEUE, run, {
+  const lag = new EngineLag();
+  const worker = backend.worker(ENGINE_QUEUE, observedJob(log, lag, run), {
     concurrency: settings.concurrency,
-    onFailed: (job, error) => log.warn('engine job failed', { name: job.name, attempt: job.attempt, error: error.message }),
+    onFailed: (job, error) => log.warn('engine job failed', { job: job.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job), error: error.message }),
   });
   // Today's partition and the next days' exist before the first fix of the day needs them. A failure
   // (a lock not granted in time) costs nothing yet: fixes without a partition go to the default one,
@@ -152,6 +155,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     catalog,
     async close() {
       await worker.close();
+      lag.close();
       await catalog.close();
     },
   };

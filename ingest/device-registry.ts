@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts';
 import { findDeviceByImei } from '../db/devices.ts';
 import type { IngestCounters } from './ingest-counters.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
+import { ingestMetrics } from './ingest-metrics.ts';
 
 export interface RegisteredDevice {
   id: number;
@@ -35,6 +36,7 @@ export class DeviceRegistry {
   /** Notes a refused tracker; logs it unless this IMEI was logged within the hour. */
   refused(imei: string, protocol: string, remote: string | undefined): void {
     this.counters.unknownDevices++;
+    ingestMetrics.unknownDevices.inc({ protocol });
     this.notice.warn(`unknown:${imei}`, 'unknown device refused', { imei, protocol, remote });
   }
 }

@@ -27,6 +27,8 @@ export interface GroupCommitEvents {
   failed?(error: StoreFailedError, rows: number): void;
   /** Records the database refused as data, now kept as dead letters; their submitters are acknowledged. */
   deadLettered?(count: number): void;
+  /** A batch settled (committed, dead-lettered or failed): its rows and how long it took, retries included. */
+  batchSettled?(rows: number, seconds: number): void;
 }
 
 export interface Submission {
@@ -160,15 +162,18 @@ export class GroupCommitWriter {
     // Rows keep gathering while the database is busy; the next free slot takes them all.
     if (this.inFlight >= this.options.maxInFlight) return;
     const batch = this.queue;
+    const rows = this.queuedRows;
     this.queue = [];
     this.queuedRows = 0;
     this.inFlight++;
+    const started = performance.now();
     this.store(batch)
       .catch((error: Error) => {
         // store() settles every waiter itself; this is a bug's last resort, not a path.
         for (const w of batch) if (!w.cancelled) w.reject(error);
       })
       .finally(() => {
+        this.events.batchSettled?.(rows, (performance.now() - started) / 1000);
         this.inFlight--;
         if (this.queue.length > 0) this.flush();
         else if (this.inFlight === 0) for (const done of this.idle.splice(0)) done();

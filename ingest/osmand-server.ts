@@ -15,6 +15,7 @@ import { unstorableReason } from './stored-fix.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
 import type { TrackerListener } from './tracker-listener.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';
+import { ingestMetrics } from './ingest-metrics.ts';
 
 const MAX_BODY_BYTES = 16 * 1024;
 /** What a refused phone app is told to wait before sending again. */
@@ -28,6 +29,8 @@ async function parameters(request: Request): Promise<URLSearchParams> {
   }
   return params;
 }
+
+const OSMAND = { protocol: 'osmand' };
 
 export interface OsmAndDeps {
   registry: DeviceRegistry;
@@ -47,13 +50,18 @@ export async function listenForOsmAnd(options: { host: string; port: number; max
   const app = new Hono();
   app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('request too large', 413) }));
   app.on(['GET', 'POST'], '*', async (c) => {
+    const started = performance.now();
     let fix;
     try {
       fix = decodeOsmAnd(await parameters(c.req.raw));
     } catch (error) {
-      if (error instanceof MalformedFrameError) return c.text(error.message, 400);
+      if (error instanceof MalformedFrameError) {
+        ingestMetrics.malformedFrames.inc(OSMAND);
+        return c.text(error.message, 400);
+      }
       throw error;
     }
+    ingestMetrics.frames.inc(OSMAND);
     const device = await deps.registry.find(fix.deviceId);
     if (!device) {
       deps.registry.refused(fix.deviceId, 'osmand', c.req.header('x-forwarded-for'));
@@ -65,8 +73,11 @@ export async function listenForOsmAnd(options: { host: string; port: number; max
       await deps.writer.submit({ fixes, reports, protocol: 'osmand' }).catch(() => undefined);
       return c.text(`position out of range: ${unstorableReason(fix.position)}`, 400);
     }
+    ingestMetrics.positionsDecoded.inc(OSMAND, fixes.length);
     try {
       await deps.writer.submit({ fixes, protocol: 'osmand', frame: new TextEncoder().encode(c.req.url) });
+      ingestMetrics.positionsStored.inc(OSMAND, fixes.length);
+      ingestMetrics.ackLatency.observe(OSMAND, (performance.now() - started) / 1000);
     } catch (error) {
       if (error instanceof WaitListFullError) {
         counters.refusedBusy++;

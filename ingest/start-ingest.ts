@@ -8,6 +8,7 @@ import { DeviceRegistry } from './device-registry.ts';
 import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS, GroupCommitWriter } from './group-commit.ts';
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { IngestCounters } from './ingest-counters.ts';
+import { exportIngestCounters, ingestMetrics } from './ingest-metrics.ts';
 import { listenForOsmAnd } from './osmand-server.ts';
 import { PresenceLog } from './presence-log.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
@@ -74,6 +75,10 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
         counters.deadLetters += count;
         log.warn('records the database refused kept as dead letters and acknowledged (fleet dead-letter list)', { count });
       },
+      batchSettled: (rows, seconds) => {
+        ingestMetrics.batchRows.observe(rows);
+        ingestMetrics.batchSeconds.observe(seconds);
+      },
     },
     {
       maxBatch: options.batchRows,
@@ -83,6 +88,9 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       maxWaitingBytes: options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES,
     },
   );
+  const unexport = exportIngestCounters(counters);
+  const waitingRows = setInterval(() => ingestMetrics.waitingRows.set(writer.held.rows), 1_000);
+  waitingRows.unref();
   const maxConnections = options.maxConnections ?? defaultMaxConnections();
   const listeners: TrackerListener[] = [];
   try {
@@ -102,6 +110,8 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       );
     }
   } catch (error) {
+    clearInterval(waitingRows);
+    unexport();
     presence.shutdown();
     await Promise.all(listeners.map((l) => l.close()));
     await presence.close();
@@ -124,11 +134,13 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
     writer,
     async close() {
       clearInterval(countersLog);
+      clearInterval(waitingRows);
       // Every connection the shutdown closes is logged offline for that reason, before the database goes.
       presence.shutdown();
       await Promise.all(listeners.map((l) => l.close()));
       await writer.drain();
       await presence.close();
+      unexport();
     },
   };
 }

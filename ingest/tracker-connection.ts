@@ -7,6 +7,7 @@ import type { DeviceRegistry, RegisteredDevice } from './device-registry.ts';
 import type { GroupCommitWriter } from './group-commit.ts';
 import type { IngestCounters } from './ingest-counters.ts';
 import { decodedRows } from './decoded-rows.ts';
+import { ingestMetrics } from './ingest-metrics.ts';
 import { cutFrame } from './frame-cutter.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import type { PresenceLog } from './presence-log.ts';
@@ -64,6 +65,9 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   let failure: string | undefined;
 
   const connectionId = randomUUID();
+  const labels = { protocol: protocol.name };
+  ingestMetrics.connectionsOpened.inc(labels);
+  ingestMetrics.connections.inc(labels);
   const presence = (kind: 'online' | 'offline', deviceId: number, reason?: string) =>
     deps.presence[kind]({ deviceId, connectionId, at: new Date(), protocol: protocol.name, remoteAddress, ...(reason ? { reason } : {}) });
   // Told as soon as the connection is done with, not when its socket's 'close' comes: the offline of a
@@ -113,13 +117,18 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   }
 
   async function handle(frame: Uint8Array): Promise<void> {
+    const started = performance.now();
     let decoded: DecodedFrame;
     try {
       decoded = protocol.decode(frame, session);
     } catch (error) {
-      if (error instanceof MalformedFrameError) return close('malformed frame', { error: error.message });
+      if (error instanceof MalformedFrameError) {
+        ingestMetrics.malformedFrames.inc(labels);
+        return close('malformed frame', { error: error.message });
+      }
       throw error;
     }
+    ingestMetrics.frames.inc(labels);
     const id = decoded.deviceId ?? session.deviceId;
     if (id !== undefined && !(await identify(id))) return;
     if (!device) {
@@ -128,10 +137,12 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     }
     const { fixes, reports } = decodedRows(decoded, device, protocol.name, deps);
     if (fixes.length > 0 || reports.length > 0) {
+      ingestMetrics.positionsDecoded.inc(labels, fixes.length);
       // The frame is copied (it is small) for a dead letter, rather than holding the socket's read buffer it views.
       await writer.submit({ fixes, reports, protocol: protocol.name, frame: Uint8Array.from(frame) }, gone.signal);
+      ingestMetrics.positionsStored.inc(labels, fixes.length);
     }
-    send(decoded.reply);
+    if (send(decoded.reply) && decoded.reply) ingestMetrics.ackLatency.observe(labels, (performance.now() - started) / 1000);
     if (commandLink && deps.commands) {
       if (decoded.answer) deps.commands.answered(commandLink, decoded.answer);
       if (fixes.length > 0) deps.commands.fixesStored(commandLink);
@@ -146,7 +157,10 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
       while (!socket.destroyed && !socket.writableEnded) {
         const next = cutFrame(protocol, buffer);
         if (next.kind === 'incomplete') break;
-        if (next.kind === 'invalid') return close('unreadable stream', { error: next.reason });
+        if (next.kind === 'invalid') {
+          ingestMetrics.malformedFrames.inc(labels);
+          return close('unreadable stream', { error: next.reason });
+        }
         // A fully read chunk is let go: an empty view would keep the socket's read buffer alive between frames.
         buffer = next.consumed < buffer.length ? buffer.subarray(next.consumed) : EMPTY;
         if (next.kind === 'frame') await handle(next.frame);
@@ -178,6 +192,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   // A reset peer ends up in 'close'; nothing to answer, but it is why the connection ended.
   socket.on('error', (error: NodeJS.ErrnoException) => (failure ??= `connection error (${error.code ?? error.message})`));
   socket.once('close', () => {
+    ingestMetrics.connections.dec(labels);
     // What this connection still waits for leaves the commit wait list: nobody is left to acknowledge.
     gone.abort(new ConnectionClosedError('tracker connection closed'));
     disconnected(failure ?? 'closed by the tracker');

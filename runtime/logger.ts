@@ -1,3 +1,5 @@
+import pino from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -6,23 +8,39 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** A logger whose every line also carries `bindings` (a request id, a job id). */
+  child(bindings: Record<string, unknown>): Logger;
 }
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
-/** JSON lines on stderr, so stdout stays free for command output (`--json`). */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const threshold = RANK[level];
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) => {
-    if (RANK[lvl] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg: message, ...fields })}\n`);
-  };
+function wrap(base: pino.Logger): Logger {
   return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
+    // pino takes the fields first; ours read message first, as the call sites always have.
+    debug: (message, fields) => base.debug(fields ?? {}, message),
+    info: (message, fields) => base.info(fields ?? {}, message),
+    warn: (message, fields) => base.warn(fields ?? {}, message),
+    error: (message, fields) => base.error(fields ?? {}, message),
+    child: (bindings) => wrap(base.child(bindings)),
   };
+}
+
+/**
+ * JSON lines (pino) on stderr, so stdout stays free for command output (`--json`): `time` in ISO
+ * 8601, `level` as its name, `msg`, the process id, then the line's fields. Written synchronously so
+ * the last lines before an exit are never lost. `write` replaces stderr (tests read the lines).
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const destination = write ? { write } : pino.destination({ dest: 2, sync: true });
+  return wrap(
+    pino(
+      {
+        level,
+        base: { pid: process.pid },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      destination,
+    ),
+  );
 }
 
 export const silentLogger: Logger = createLogger('silent');

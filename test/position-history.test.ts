@@ -80,7 +80,7 @@ beforeAll(async () => {
   );
 
   const capture = (message: string, fields?: Record<string, unknown>) => void logged.push({ message, fields });
-  const log: Logger = { debug: capture, info: capture, warn: capture, error: capture };
+  const log: Logger = { debug: capture, info: capture, warn: capture, error: capture, child: () => log };
   const app = createApp({ db: t.database.db, log, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config: TEST_CONFIG });
   server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));

@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from './support/test-app.ts';
 const PUBLIC: Record<string, string> = {
   'GET /healthz': 'liveness, for load balancers',
   'GET /readyz': 'readiness, for load balancers',
+  'GET /metrics': 'Prometheus scrapes without credentials; counts and timings only (METRICS_PORT moves it off the public port)',
   'GET /': 'redirects to the API reference',
   'GET /docs': 'the API reference page',
   'GET /docs/assets/:file': 'the API reference page\'s scripts and styles',

@@ -3,6 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
 import { ApiError } from '../api-error.ts';
 import { clientAddress } from '../client-address.ts';
+import { httpMetrics } from '../http-metrics.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 
 /**
@@ -34,10 +35,11 @@ export class FailedAuthenticationLimit {
     try {
       decision = await this.limiter.peek(address);
     } catch (error) {
-      this.log.warn('failed-authentication limiter unavailable; request let through', { error: (error as Error).message });
+      (c.get('log') ?? this.log).warn('failed-authentication limiter unavailable; request let through', { error: (error as Error).message });
       return;
     }
     if (!decision.allowed) {
+      httpMetrics.rateLimitRefusals.inc({ limit: 'authentication_failures' });
       throw new ApiError(429, `Too many failed authentications from ${address}: ${decision.limit} in a minute; retry in ${decision.resetSeconds} s`, {
         'Retry-After': String(decision.resetSeconds),
       });
@@ -47,6 +49,6 @@ export class FailedAuthenticationLimit {
   async failed(c: Context): Promise<void> {
     const address = clientAddress(c);
     if (!address) return;
-    await this.limiter.hit(address).catch((error: Error) => this.log.warn('could not count a failed authentication', { error: error.message }));
+    await this.limiter.hit(address).catch((error: Error) => (c.get('log') ?? this.log).warn('could not count a failed authentication', { error: error.message }));
   }
 }

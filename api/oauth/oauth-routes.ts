@@ -60,14 +60,14 @@ function grantedScopes(requested: string | undefined, clientScopes: string[]): s
  * key is, with their scopes as permissions.
  */
 export function oauthRoutes(db: Db, log: Logger, settings: OAuthSettings, onClientFailure: (c: Context) => Promise<void>) {
-  const app = new Hono();
+  const app = new Hono<{ Variables: { log?: Logger } }>();
 
   app.onError(async (error, c) => {
     if (error instanceof OAuthError) {
       if (error.code === 'invalid_client') await onClientFailure(c);
       return c.json(error.body, error.status, error.headers);
     }
-    log.error('OAuth endpoint failed', { path: c.req.path, error: (error as Error).stack ?? String(error) });
+    (c.get('log') ?? log).error('OAuth endpoint failed', { path: c.req.path, error: (error as Error).stack ?? String(error) });
     return c.json({ error: 'server_error', error_description: 'Internal server error' }, 500, NO_STORE);
   });
 

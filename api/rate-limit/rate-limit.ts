@@ -1,6 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
 import { ApiError } from '../api-error.ts';
+import { httpMetrics } from '../http-metrics.ts';
 import type { AppEnv } from '../app-env.ts';
 import { endpointClass, type EndpointClass } from './endpoint-class.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -12,13 +13,14 @@ import type { RateLimiter } from './rate-limiter.ts';
 export function rateLimit(limiters: Record<EndpointClass, RateLimiter>, apiPrefix: string, log: Logger) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const path = c.req.path.startsWith(apiPrefix) ? c.req.path.slice(apiPrefix.length) : c.req.path;
-    const limiter = limiters[endpointClass(c.req.method, path)];
+    const limit = endpointClass(c.req.method, path);
+    const limiter = limiters[limit];
     let decision;
     try {
       decision = await limiter.hit(c.get('principal').rateKey);
     } catch (error) {
       // A limiter outage should not take the API down with it.
-      log.warn('rate limiter unavailable; request let through', { error: (error as Error).message });
+      (c.get('log') ?? log).warn('rate limiter unavailable; request let through', { error: (error as Error).message });
       return next();
     }
     const headers = {
@@ -27,6 +29,7 @@ export function rateLimit(limiters: Record<EndpointClass, RateLimiter>, apiPrefi
       'RateLimit-Reset': String(decision.resetSeconds),
     };
     if (!decision.allowed) {
+      httpMetrics.rateLimitRefusals.inc({ limit });
       throw new ApiError(429, `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.resetSeconds} s`, {
         ...headers,
         'Retry-After': String(decision.resetSeconds),

@@ -132,7 +132,7 @@ export function travelRoutes({ db, config, log, travelSchedule }: RouteDeps) {
       previous = w.expectedArrival;
     });
     const record = await createTravel(db, scope, { vehicleName: body.vehicle, startTime, waypoints });
-    await tellEngine('schedule the travel start', travelSchedule?.scheduled(record.travel.id, record.travel.start_time));
+    await tellEngine('schedule the travel start', travelSchedule?.scheduled(record.travel.id, record.travel.start_time, c.get('requestId')));
     return c.json(envelope(travelView(record, timezone, tolerance)), 200);
   });
 

@@ -122,6 +122,7 @@ export function vehiclePositionRoutes({ db, log }: RouteDeps) {
       const started = performance.now();
       const body = positionCsvStream(db, range, timezone, CSV_BATCH_ROWS, first, (result) => {
         const fields = { imei, rows: result.rows, batches: result.batches, ms: Math.round(performance.now() - started) };
+        const log = c.get('log');
         if (result.outcome === 'failed') log.error('position export failed', { ...fields, error: (result.error as Error)?.stack ?? String(result.error) });
         else log.info(result.outcome === 'complete' ? 'position export complete' : 'position export stopped: the client went away', fields);
       });

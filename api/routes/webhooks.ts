@@ -259,7 +259,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
       id: `test_${id}`, type: 'webhook.test', timestamp: new Date().toISOString(),
       data: { webhook: { id: webhook.id }, message: 'Test event from fleetcore' },
     }));
-    await webhookDispatch?.deliverSoon([String(delivery.id)]);
+    await webhookDispatch?.deliverSoon([String(delivery.id)], c.get('requestId'));
     return c.json(envelope(deliveryView(delivery)), 202);
   });
 
@@ -288,7 +288,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
     if (!webhook.enabled) throw new ApiError(409, `Webhook ${webhook.id} is disabled; enable it first (PATCH {"enabled": true})`);
     const delivery = await retryDelivery(db, webhook.id, params.deliveryId);
     if (!delivery) throw new ApiError(409, `Delivery ${params.deliveryId} already succeeded`);
-    await webhookDispatch?.deliverSoon([String(delivery.id)]);
+    await webhookDispatch?.deliverSoon([String(delivery.id)], c.get('requestId'));
     return c.json(envelope(deliveryView(delivery)), 202);
   });
 

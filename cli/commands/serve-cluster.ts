@@ -1,14 +1,24 @@
 import cluster from 'node:cluster';
+import { serveClusterMetrics } from '../../runtime/cluster-metrics.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { startMetricsServer } from '../server/metrics-server.ts';
 
 /**
  * `fleet serve --processes N`: N copies of the server sharing its ports through node:cluster (the
  * primary accepts connections and hands them round-robin to the workers), so ingest and the API use
  * every core. Workers that crash are started again; SIGTERM or SIGINT stops them all, each committing
- * and acknowledging its in-flight batches first.
+ * and acknowledging its in-flight batches first. GET /metrics, on any worker or on METRICS_PORT
+ * (held by the primary), shows every process's metrics.
  */
-export function runServeCluster(processes: number, log: Logger): void {
+export async function runServeCluster(processes: number, log: Logger, metrics: { host: string; port: number | undefined }): Promise<void> {
   let stopping = false;
+  // Workers ask the primary for the whole cluster's metrics when scraped on the API port.
+  const aggregator = serveClusterMetrics();
+  if (metrics.port !== undefined) {
+    await startMetricsServer({ host: metrics.host, port: metrics.port }, log, async () => ({
+      contentType: aggregator.contentType, text: await aggregator.clusterMetrics(),
+    }));
+  }
   const fork = () => cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {

@@ -31,6 +31,8 @@ export async function startApiRole(
     engineQueue: JobQueue;
     webhookQueue: JobQueue;
     commandBus: CommandBus;
+    /** Serve GET /metrics on the API port (no METRICS_PORT). */
+    metricsOnApiPort: boolean;
   },
 ): Promise<RunningApi> {
   // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
@@ -47,13 +49,14 @@ export async function startApiRole(
       commands: { safeStopKmh: config.commands.safeStopKmh, maxAttempts: config.commands.maxAttempts },
     },
     commandBus: deps.commandBus,
+    metrics: deps.metricsOnApiPort,
     authFailureLimiter: deps.authFailureLimiter,
     oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {
-      deliverSoon: (ids) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now() }))),
+      deliverSoon: (ids, requestId) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now(), requestId }))),
     },
     travelSchedule: {
-      scheduled: (travelId, startTime) => scheduleTravelStart(deps.engineQueue, travelId, startTime),
+      scheduled: (travelId, startTime, requestId) => scheduleTravelStart(deps.engineQueue, travelId, startTime, requestId),
       cancelled: (travelId) => unscheduleTravelStart(deps.engineQueue, travelId),
     },
   });

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
@@ -17,6 +18,10 @@ import { startApiRole } from './api-role.ts';
 import { startDemo } from './demo-role.ts';
 import { startEngineRole } from './engine-role.ts';
 import { startIngestRole } from './ingest-role.ts';
+import { startMetricsServer } from './metrics-server.ts';
+import { exportQueueDepth } from '../../engine/engine-metrics.ts';
+import { collectProcessMetrics } from '../../runtime/metrics.ts';
+import { answerClusterMetrics } from '../../runtime/cluster-metrics.ts';
 import { ShutdownStack } from './shutdown-stack.ts';
 
 export type Role = 'api' | 'ingest' | 'engine';
@@ -30,6 +35,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** Lines for a new user when this start seeded the demo data. */
   demo: string[] | undefined;
+  /** The port of GET /metrics when METRICS_PORT gives it one of its own (in a cluster the primary holds it). */
+  metricsPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -74,7 +81,12 @@ async function migrate(database: DatabaseHandle, log: Logger): Promise<void> {
 export async function startServer(config: Config, log: Logger, roles: ReadonlySet<Role> = new Set(ROLES)): Promise<RunningServer> {
   checkRoles(roles, config.redisUrl);
   const stack = new ShutdownStack(log);
+  collectProcessMetrics();
+  answerClusterMetrics();
   try {
+    // In a cluster the primary serves METRICS_PORT for every process; alone, this process does.
+    const metrics = config.metricsPort !== undefined && !cluster.isWorker ? await startMetricsServer({ host: config.host, port: config.metricsPort }, log) : undefined;
+    if (metrics) stack.push('metrics', metrics.stop);
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
     stack.push('database', () => database.close());
     await migrate(database, log);
@@ -84,6 +96,8 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const queues = config.redisUrl ? bullmqQueues(config.redisUrl, { prefix: queuePrefix(config.databaseUrl) }) : inProcessQueues();
     stack.push('queues', () => queues.close());
     const engineQueue = queues.queue(ENGINE_QUEUE);
+    const unexportDepths = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE))];
+    stack.push('queue metrics', async () => unexportDepths.forEach((unexport) => unexport()));
     // Commands reach the process holding the device's connection: through Redis when processes may differ.
     const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: queuePrefix(config.databaseUrl) }) : new InProcessCommandBus();
     stack.push('command bus', () => commandBus.close());
@@ -105,7 +119,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         await authFailureLimiter.close();
       });
       api = await startApiRole(config, log, {
-        database, rateLimiter, overviewRateLimiter, authFailureLimiter, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
       });
       stack.push('api', api.stop);
     }
@@ -114,7 +128,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const demo = await startDemo(config, log, { database, apiUrl: url, teltonikaPort: trackers.find((t) => t.protocol === 'teltonika')?.port });
     stack.push('demo fleet', demo.stop);
 
-    return { url, port: api?.port ?? 0, trackers, database, demo: demo.instructions, close: () => stack.stopAll() };
+    return { url, port: api?.port ?? 0, trackers, database, demo: demo.instructions, metricsPort: metrics?.port, close: () => stack.stopAll() };
   } catch (error) {
     await stack.stopAll();
     throw error;

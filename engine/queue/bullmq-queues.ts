@@ -78,6 +78,10 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
           opts: { attempts: DEFAULT_ATTEMPTS, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: true, removeOnFail: 1000 },
         });
       },
+      async counts() {
+        const counts = await bull.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+        return { waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 };
+      },
       async close() {
         queues.delete(name);
         await bull.close();

@@ -174,6 +174,11 @@ export function inProcessQueues(): QueueBackend {
         assertOpen();
         repeatJob(state, jobName, everyMs, data);
       },
+      async counts() {
+        const counts = { waiting: 0, active: 0, delayed: 0, failed: 0 };
+        for (const entry of state.entries.values()) counts[entry.state]++;
+        return counts;
+      },
       // Like closing a BullMQ Queue handle: the jobs and schedules stay for the workers.
       async close() {},
     };

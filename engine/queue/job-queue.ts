@@ -31,7 +31,17 @@ export interface JobQueue {
   remove(jobId: string): Promise<void>;
   /** A job added every `everyMs` (one schedule per name, whatever the number of processes). */
   repeat(name: string, everyMs: number, data?: unknown): Promise<void>;
+  /** Jobs held now by state (for the queue-depth metric). */
+  counts(): Promise<QueueCounts>;
   close(): Promise<void>;
+}
+
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  /** Jobs that ran out of attempts and are kept for inspection (BullMQ keeps the last 1,000; in-process none). */
+  failed: number;
 }
 
 export interface JobWorker {

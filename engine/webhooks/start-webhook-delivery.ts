@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
 import { claimDeliveries, dueDeliveries, fanOutEvents, finishAttempt, recordAttempts, releaseDelivery, type AttemptRecord, type ClaimedDelivery } from '../../db/webhook-deliveries.ts';
+import { engineMetrics } from '../engine-metrics.ts';
 import { StatementBatcher } from './statement-batcher.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Job, JobQueue, QueueBackend } from '../queue/job-queue.ts';
@@ -43,12 +44,16 @@ const RETRY_AFTER_STATUSES = new Set([429, 502, 504]);
 /** Puts deliveries on the webhooks queue; a job id per attempt makes a second add a no-op while the first waits. */
 export async function enqueueDeliveries(
   queue: JobQueue,
-  deliveries: Array<{ id: string; attempts: number; nextAttemptAt?: Date; /** A manual retry: a job of its own. */ again?: number }>,
+  deliveries: Array<{
+    id: string; attempts: number; nextAttemptAt?: Date;
+    /** A manual retry: a job of its own. */ again?: number;
+    /** The API request that asked for it, for the delivery's log lines. */ requestId?: string;
+  }>,
 ): Promise<void> {
   for (const d of deliveries) {
     const delay = d.nextAttemptAt ? Math.max(0, d.nextAttemptAt.getTime() - Date.now()) : 0;
     const jobId = `delivery-${d.id}-${d.attempts}${d.again === undefined ? '' : `-again-${d.again}`}`;
-    await queue.add(DELIVERY_JOB, { deliveryId: d.id }, { jobId, delay, attempts: 3 });
+    await queue.add(DELIVERY_JOB, { deliveryId: d.id, ...(d.requestId ? { requestId: d.requestId } : {}) }, { jobId, delay, attempts: 3 });
   }
 }
 
@@ -165,6 +170,9 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
     const wait = ok || answer.status === 410 ? undefined : nextRetryDelay(attempt, delays, retryAfter);
     const outcome = ok ? 'succeeded' : answer.status === 410 ? 'gone' : wait === undefined ? 'failed' : 'retry';
     const nextAttemptAt = wait === undefined ? undefined : new Date(Date.now() + wait);
+    engineMetrics.webhookDeliveries.inc({ outcome });
+    engineMetrics.webhookSeconds.observe(answer.durationMs / 1000);
+    if (ok && delivery.recordedAt) engineMetrics.webhookDelay.observe(Math.max(0, Date.now() - delivery.recordedAt.getTime()) / 1000);
     const record: AttemptRecord = {
       deliveryId: delivery.id, webhookId: delivery.webhookId, attempt, durationMs: answer.durationMs, statusCode: answer.status,
       error: answer.error, outcome, nextAttemptAt, maxConsecutiveFailures: settings.maxConsecutiveFailures,
@@ -185,7 +193,8 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
     }
     fanning = (async () => {
       for (;;) {
-        const { deliveries, events } = await fanOutEvents(db, FAN_OUT_BATCH, claimMs);
+        const { deliveries, events, types } = await fanOutEvents(db, FAN_OUT_BATCH, claimMs);
+        for (const [type, n] of Object.entries(types)) engineMetrics.events.inc({ type }, n);
         for (const d of deliveries) if (!dispatch(d)) await handBack(d);
         if (events < FAN_OUT_BATCH) return;
       }

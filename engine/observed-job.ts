@@ -1,0 +1,41 @@
+import type { Logger } from '../runtime/logger.ts';
+import { engineMetrics, type EngineLag } from './engine-metrics.ts';
+import type { Job, JobProcessor } from './queue/job-queue.ts';
+
+/** Job data fields that tie a job to what caused it: the API request that queued it, the commit that signalled it. */
+export interface JobOrigin {
+  requestId?: string;
+  committedAt?: number;
+}
+
+/** The request id a job's log lines carry: the API request's that queued it, else one of the job's own. */
+export function jobRequestId(job: Job): string {
+  const origin = (job.data ?? {}) as JobOrigin;
+  return typeof origin.requestId === 'string' ? origin.requestId : `job-${job.id}`;
+}
+
+/**
+ * Runs an engine job with what an operator needs to follow it: a logger whose lines carry the job's
+ * name, id, attempt and a request id (the API request's that queued it, or one of its own), its
+ * duration and outcome in the metrics, and for a `devices` signal the engine's lag.
+ */
+export function observedJob(log: Logger, lag: EngineLag, run: (job: Job, log: Logger) => Promise<void>): JobProcessor {
+  return async (job) => {
+    const origin = (job.data ?? {}) as JobOrigin;
+    const jobLog = log.child({ job: job.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job) });
+    const finished = typeof origin.committedAt === 'number' ? lag.started(origin.committedAt) : undefined;
+    const timer = engineMetrics.jobSeconds.startTimer({ job: job.name });
+    try {
+      await run(job, jobLog);
+      engineMetrics.jobs.inc({ job: job.name, outcome: 'completed' });
+      finished?.(true);
+    } catch (error) {
+      engineMetrics.jobs.inc({ job: job.name, outcome: 'failed' });
+      finished?.(false);
+      jobLog.debug('engine job attempt failed', { error: (error as Error).message });
+      throw error;
+    } finally {
+      timer();
+    }
+  };
+}
