@@ -1,7 +1,7 @@
 // The Leaflet map: the graticule base layer, geofences, vehicle markers coloured by status, the
 // selected vehicle's trail and the travels' routes. It draws what it is given and keeps no data.
 
-import { Graticule } from './graticule.js';
+import { graticule } from './graticule.js';
 
 const L = globalThis.L;
 
@@ -35,7 +35,7 @@ function paintFace(face, vehicle, selected) {
 
 export function fleetMap(container, { onVehicleClick }) {
   const map = L.map(container, { zoomControl: true, worldCopyJump: true }).setView([20, 0], 2);
-  new Graticule({ tileSize: 256 }).addTo(map);
+  graticule().addTo(map);
   L.control.scale({ imperial: false }).addTo(map);
 
   const geofences = L.featureGroup().addTo(map);
@@ -57,8 +57,12 @@ export function fleetMap(container, { onVehicleClick }) {
         const shape = g.type === 'circle'
           ? L.circle([g.centerLat, g.centerLng], { ...options, radius: g.radiusMeters })
           : L.polygon(g.vertices.map((v) => [v.lat, v.lng]), options);
-        shape.bindTooltip(element('span', '', g.name), { permanent: true, direction: 'center', className: 'geofence-label' });
         geofences.addLayer(shape);
+        // The name under the shape, not on it: vehicles park at geofences' centres.
+        const south = shape.getBounds().getSouth();
+        geofences.addLayer(L.tooltip({ permanent: true, direction: 'bottom', className: 'geofence-label', interactive: false })
+          .setLatLng([south, g.centerLng])
+          .setContent(element('span', '', g.name)));
       }
     },
 

@@ -1,21 +1,29 @@
-// The base layer: a plain background with a graticule (lines of latitude and longitude, labelled),
-// drawn on canvas tiles in the browser, so the map needs no tile server and makes no request.
+// The base layer: a plain background with a graticule (lines of latitude and longitude), drawn in
+// the browser, so the map needs no tile server and makes no request. The lines are canvas tiles;
+// their labels sit along the map's top and left edges, where they stay readable as the map moves.
 
 const L = globalThis.L;
 
 /** 1, 2 or 5 times a power of ten, the smallest at least `degrees`. */
 function niceStep(degrees) {
   const power = 10 ** Math.floor(Math.log10(degrees));
-  for (const factor of [1, 2, 5, 10]) if (factor * power >= degrees) return factor * power;
+  for (const factor of [1, 2, 5]) if (factor * power >= degrees) return factor * power;
   return 10 * power;
 }
 
-const label = (value, positive, negative) => `${Math.abs(+value.toFixed(6))}°${value >= 0 ? positive : negative}`;
+/** Degrees between lines at a zoom level: about two lines a 256-pixel tile. */
+const stepAt = (zoom) => niceStep(360 / 2 ** Math.round(zoom) / 2);
 
-// Labels on every third row or column of tiles: on every tile they would crowd the map.
-const LABEL_EVERY_TILES = 3;
+/** The multiples of `step` from `low` to `high`. */
+function linesBetween(low, high, step) {
+  const lines = [];
+  for (let i = Math.ceil(low / step); i * step <= high; i++) lines.push(i * step);
+  return lines;
+}
 
-export const Graticule = L.GridLayer.extend({
+const label = (value, positive, negative) => `${Math.abs(+value.toFixed(6))}°${value > 0 ? positive : value < 0 ? negative : ''}`;
+
+const GraticuleLines = L.GridLayer.extend({
   createTile(coords) {
     const size = this.getTileSize();
     const ratio = globalThis.devicePixelRatio || 1;
@@ -24,37 +32,66 @@ export const Graticule = L.GridLayer.extend({
     canvas.height = size.y * ratio;
     const context = canvas.getContext('2d');
     context.scale(ratio, ratio);
-
     const map = this._map;
     const origin = coords.scaleBy(size);
     const northWest = map.unproject(origin, coords.z);
     const southEast = map.unproject(origin.add(size), coords.z);
-    // About two lines a tile (128 px apart) whatever the zoom.
-    const step = niceStep(360 / 2 ** coords.z / 2);
-    const pixel = (lat, lng) => map.project([lat, lng], coords.z).subtract(origin);
-
+    const step = stepAt(coords.z);
     context.strokeStyle = '#d3dae3';
-    context.fillStyle = '#7d8b99';
-    context.font = '10px system-ui, sans-serif';
     context.lineWidth = 1;
-    // A label that would run over the tile's edge is left out: the next tile cannot draw its rest.
-    const labelAt = (text, x, y) => {
-      if (x >= 0 && y >= 10 && x + context.measureText(text).width <= size.x && y <= size.y) context.fillText(text, x, y);
-    };
     context.beginPath();
-    for (let lng = Math.ceil(northWest.lng / step) * step; lng <= southEast.lng; lng += step) {
-      const x = Math.round(pixel(0, lng).x) + 0.5;
+    for (const lng of linesBetween(northWest.lng, southEast.lng, step)) {
+      const x = Math.round(map.project([0, lng], coords.z).x - origin.x) + 0.5;
       context.moveTo(x, 0);
       context.lineTo(x, size.y);
-      if (coords.y % LABEL_EVERY_TILES === 0) labelAt(label(lng, 'E', 'W'), x + 3, 12);
     }
-    for (let lat = Math.ceil(southEast.lat / step) * step; lat <= northWest.lat; lat += step) {
-      const y = Math.round(pixel(lat, 0).y) + 0.5;
+    for (const lat of linesBetween(southEast.lat, northWest.lat, step)) {
+      const y = Math.round(map.project([lat, 0], coords.z).y - origin.y) + 0.5;
       context.moveTo(0, y);
       context.lineTo(size.x, y);
-      if (coords.x % LABEL_EVERY_TILES === 0) labelAt(label(lat, 'N', 'S'), 3, y - 3);
     }
     context.stroke();
     return canvas;
   },
 });
+
+/** The lines' values along the map's edges, placed again whenever the view changes. */
+const GraticuleLabels = L.Layer.extend({
+  onAdd(map) {
+    this._box = L.DomUtil.create('div', 'graticule-labels', map.getContainer());
+    map.on('move zoom viewreset resize', this._place, this);
+    this._place();
+  },
+  onRemove(map) {
+    map.off('move zoom viewreset resize', this._place, this);
+    this._box.remove();
+  },
+  _place() {
+    const map = this._map;
+    const bounds = map.getBounds();
+    const size = map.getSize();
+    const step = stepAt(map.getZoom());
+    const labels = [];
+    for (const lng of linesBetween(bounds.getWest(), bounds.getEast(), step)) {
+      const x = map.latLngToContainerPoint([bounds.getCenter().lat, lng]).x;
+      if (x > 56 && x < size.x - 60) labels.push([label(lng, 'E', 'W'), x + 3, 2]);
+    }
+    for (const lat of linesBetween(bounds.getSouth(), bounds.getNorth(), step)) {
+      const y = map.latLngToContainerPoint([lat, bounds.getCenter().lng]).y;
+      if (y > 90 && y < size.y - 40) labels.push([label(lat, 'N', 'S'), 3, y - 15]);
+    }
+    this._box.replaceChildren(...labels.map(([text, x, y]) => {
+      const span = L.DomUtil.create('span', 'graticule-label');
+      span.textContent = text;
+      // Placed through the CSSOM, which the Content-Security-Policy allows (style attributes it does not).
+      span.style.left = `${x}px`;
+      span.style.top = `${y}px`;
+      return span;
+    }));
+  },
+});
+
+/** The graticule: lines under everything, labels on the edges. */
+export function graticule() {
+  return L.layerGroup([new GraticuleLines({ tileSize: 256 }), new GraticuleLabels()]);
+}
