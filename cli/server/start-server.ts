@@ -93,7 +93,12 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
 
     const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
     if (redis) stack.push('redis', () => redis.disconnect());
-    const queues = config.redisUrl ? bullmqQueues(config.redisUrl, { prefix: queuePrefix(config.databaseUrl) }) : inProcessQueues();
+    const queues = config.redisUrl
+      ? bullmqQueues(config.redisUrl, {
+          prefix: queuePrefix(config.databaseUrl),
+          onScheduleRestored: (queue, job) => log.warn('Redis had lost a schedule (restarted empty?); made it again', { queue, job }),
+        })
+      : inProcessQueues();
     stack.push('queues', () => queues.close());
     const engineQueue = queues.queue(ENGINE_QUEUE);
     const unexportDepths = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE))];

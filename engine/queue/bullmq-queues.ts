@@ -22,6 +22,15 @@ export function fromBullmqId(id: string): string {
 
 function ignore(): void {}
 
+export interface BullmqOptions {
+  /** Prefix of every key (one per deployment, so two sharing a Redis never see each other's jobs). */
+  prefix?: string;
+  /** How often the schedules made with repeat() are checked, and made again if Redis lost them (default 5 s). */
+  scheduleCheckMs?: number;
+  /** Told each time a lost schedule was made again. */
+  onScheduleRestored?: (queue: string, jobName: string) => void;
+}
+
 /** QUIT lets pending replies arrive; a connection that is not up has nothing pending, and QUIT would wait for it. */
 async function closeConnection(connection: Redis): Promise<void> {
   if (connection.status === 'ready') await connection.quit();
@@ -33,14 +42,50 @@ async function closeConnection(connection: Redis): Promise<void> {
  * All queues share one connection (commands fail after ioredis's retries, so an add during a Redis
  * outage rejects instead of hanging); all workers share another with `maxRetriesPerRequest: null`, as
  * BullMQ requires, and each worker adds the blocking connection BullMQ duplicates from it.
+ *
+ * Redis can come back without its data (restarted without persistence, a failover to an empty
+ * replica, a FLUSHALL): the jobs go, and with them the schedules `repeat()` made, which nothing would
+ * make again until the process restarts. So the schedules this process made are checked every
+ * `scheduleCheckMs` and made again when missing, as a process starting would; the engine's own
+ * schedules (the ETA refresh's catch-up) then rebuild the lost jobs from the database.
  */
-export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}): QueueBackend {
+export function bullmqQueues(redisUrl: string, options: BullmqOptions = {}): QueueBackend {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const scheduleCheckMs = options.scheduleCheckMs ?? 5_000;
   // Redis errors reach BullMQ's listeners; ours only keep ioredis from printing "Unhandled error event".
   const queueConnection = new Redis(redisUrl).on('error', ignore);
   const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null }).on('error', ignore);
   const queues = new Map<string, { handle: JobQueue; bull: Queue }>();
   const workers = new Set<JobWorker>();
+  const schedules = new Map<string, { queueName: string; bull: Queue; jobName: string; everyMs: number; data: unknown }>();
+  let keeper: NodeJS.Timeout | undefined;
+  let checking = false;
+
+  async function upsertSchedule(bull: Queue, jobName: string, everyMs: number, data: unknown): Promise<void> {
+    // A job scheduler is one Redis record per id: every process upserting it keeps one schedule.
+    await bull.upsertJobScheduler(toBullmqId(jobName), { every: everyMs }, {
+      name: jobName,
+      data: data ?? {},
+      opts: { attempts: DEFAULT_ATTEMPTS, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: true, removeOnFail: 1000 },
+    });
+  }
+
+  /** Makes again the schedules Redis no longer has; while Redis is unreachable, waits for the next check. */
+  async function keepSchedules(): Promise<void> {
+    if (checking || queueConnection.status !== 'ready') return;
+    checking = true;
+    try {
+      for (const s of [...schedules.values()]) {
+        if (await s.bull.getJobScheduler(toBullmqId(s.jobName))) continue;
+        await upsertSchedule(s.bull, s.jobName, s.everyMs, s.data);
+        options.onScheduleRestored?.(s.queueName, s.jobName);
+      }
+    } catch {
+      // Redis went away again: the next check retries.
+    } finally {
+      checking = false;
+    }
+  }
 
   function queue(name: string): JobQueue {
     const existing = queues.get(name);
@@ -71,12 +116,12 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
       },
       async repeat(jobName, everyMs, data) {
         if (!(everyMs > 0)) throw new Error(`repeat('${jobName}') needs everyMs > 0, got ${everyMs}.`);
-        // A job scheduler is one Redis record per id: every process upserting it keeps one schedule.
-        await bull.upsertJobScheduler(toBullmqId(jobName), { every: everyMs }, {
-          name: jobName,
-          data: data ?? {},
-          opts: { attempts: DEFAULT_ATTEMPTS, backoff: { type: 'exponential', delay: 100 }, removeOnComplete: true, removeOnFail: 1000 },
-        });
+        await upsertSchedule(bull, jobName, everyMs, data);
+        schedules.set(`${name}\u0000${jobName}`, { queueName: name, bull, jobName, everyMs, data });
+        if (!keeper) {
+          keeper = setInterval(() => void keepSchedules(), scheduleCheckMs);
+          keeper.unref();
+        }
       },
       async counts() {
         const counts = await bull.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
@@ -84,6 +129,7 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
       },
       async close() {
         queues.delete(name);
+        for (const [key, s] of schedules) if (s.queueName === name) schedules.delete(key);
         await bull.close();
       },
     };
@@ -141,6 +187,8 @@ export function bullmqQueues(redisUrl: string, options: { prefix?: string } = {}
     queue,
     worker,
     async close() {
+      clearInterval(keeper);
+      schedules.clear();
       await Promise.allSettled([...workers].map((w) => w.close()));
       await Promise.allSettled([...queues.values()].map((q) => q.bull.close()));
       workers.clear();

@@ -306,17 +306,19 @@ function bullmq(redisUrl: string): Harness {
         },
       };
     },
-    async cleanup() {
-      const redis = new Redis(redisUrl);
-      try {
-        const keys: string[] = [];
-        for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
-        if (keys.length > 0) await redis.unlink(...keys);
-      } finally {
-        await redis.quit();
-      }
-    },
+    cleanup: () => deleteKeys(redisUrl, prefix),
   };
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
+    if (keys.length > 0) await redis.unlink(...keys);
+  } finally {
+    await redis.quit();
+  }
 }
 
 const opened: QueueBackend[] = [];
@@ -341,6 +343,32 @@ describe('in-process queue backend', () => describeBehaviours(inProcess));
 const redisUrl = process.env.REDIS_URL;
 if (redisUrl) {
   describe(`bullmq queue backend (${redisUrl})`, () => describeBehaviours(bullmq(redisUrl)));
+
+  describe(`bullmq schedules when Redis loses its data (${redisUrl})`, () => {
+    // A Redis restarted without persistence holds nothing of the prefix: deleting its keys is that
+    // restart as this process sees it, without disturbing the other suites sharing the server.
+    it('makes a lost repeat() schedule again, which fires again', async () => {
+      const prefix = uniqueName();
+      const queue = uniqueName();
+      const restored: string[] = [];
+      const backend = bullmqQueues(redisUrl, { prefix, scheduleCheckMs: 100, onScheduleRestored: (q, job) => restored.push(`${q} ${job}`) });
+      opened.push(backend);
+      try {
+        const { seen, record } = recorder();
+        backend.worker(queue, async (job) => void record(job));
+        await backend.queue(queue).repeat('sweep', 200, { kind: 'sweep' });
+        await waitFor(() => seen.length >= 1, 'the first repeat');
+        await deleteKeys(redisUrl, prefix);
+        const lostAt = Date.now();
+        await waitFor(() => seen.some((s) => s.at > lostAt + 300), 'a repeat after the loss', 10_000);
+        expect(restored).toEqual([`${queue} sweep`]);
+        expect(seen.at(-1)!.job).toMatchObject({ name: 'sweep', data: { kind: 'sweep' } });
+      } finally {
+        await backend.close();
+        await deleteKeys(redisUrl, prefix);
+      }
+    });
+  });
 } else {
   describe.skip('bullmq queue backend (skipped: set REDIS_URL to run it against Redis)', () => {
     it('needs REDIS_URL', () => {});
