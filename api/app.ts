@@ -9,7 +9,7 @@ import { DomainError } from '../db/domain-error.ts';
 import type { DeviceStatusThresholds } from '../engine/device-status.ts';
 import { ApiError } from './api-error.ts';
 import type { AppEnv } from './app-env.ts';
-import { authenticate } from './auth/authenticate.ts';
+import { authenticate, CredentialCache } from './auth/authenticate.ts';
 import { FailedAuthenticationLimit } from './auth/failed-authentication-limit.ts';
 import { createMemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
 import { oauthRoutes, type OAuthSettings } from './oauth/oauth-routes.ts';
@@ -35,6 +35,7 @@ import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { requestContext } from './request-context.ts';
+import { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
@@ -110,6 +111,17 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use('*', requestContext(log));
+  const latestState = new LatestStateReads(db, deps.config.deviceStatus);
+  const credentials = new CredentialCache();
+  // This process's own writes (a vehicle renamed, a key or token revoked) show in its next request;
+  // other processes see them within a second, as every process re-reads its caches that often.
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) {
+      latestState.clear();
+      credentials.clear();
+    }
+  });
   app.onError((error, c: Context) => {
     if (error instanceof ApiError) return c.json(errorEnvelope(error.message), error.status, error.headers);
     if (error instanceof DomainError) return c.json(errorEnvelope(error.message), DOMAIN_STATUS[error.code]);
@@ -170,9 +182,11 @@ export function createApp(deps: AppDeps) {
     }),
   );
   api.use('*', failures.middleware());
-  api.use('*', authenticate(db, log));
+  api.use('*', authenticate(db, log, credentials));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
-  const routeDeps = { db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus };
+  const routeDeps = {
+    db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus, latestState,
+  };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
   api.route('/', reportRoutes(routeDeps));

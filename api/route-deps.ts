@@ -2,6 +2,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import type { DeviceStatusThresholds } from '../engine/device-status.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
+import type { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 
 /** What the route modules need, passed in rather than imported, so tests build the app on any database. */
 export interface RouteDeps {
@@ -23,6 +24,8 @@ export interface RouteDeps {
   webhookDispatch?: WebhookDispatch;
   /** Wakes the process holding a device's connection when a command is queued; absent, its sweep finds it. */
   commandBus?: Pick<CommandBus, 'notify'>;
+  /** The fleet-wide reads (status list, vehicle list), at most a second old, shared by this process's requests. */
+  latestState: LatestStateReads;
 }
 
 /** Tells the webhook workers that deliveries are due now (a test ping, a manual retry). */

@@ -65,6 +65,13 @@ export async function vehiclePage(db: Db, scope: AccessScope, page: VehiclePageQ
 
 export type VehicleRow = Awaited<ReturnType<typeof vehiclePage>>[number];
 
+/** Every vehicle the scope may see with what the list shows and filters on, in the list's (name, IMEI) order. */
+export async function visibleVehicleList(db: Db, scope: AccessScope) {
+  return visibleVehicles(db, scope).select([...RECORD_COLUMNS, 'd.plates']).orderBy('d.name').orderBy('d.imei').execute();
+}
+
+export type VehicleListRow = Awaited<ReturnType<typeof visibleVehicleList>>[number];
+
 /** One visible vehicle with what its detail shows: plates, protocol, speed limit, current driver, users. */
 export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
   const row = await visibleVehicles(db, scope)

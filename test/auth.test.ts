@@ -1,3 +1,4 @@
+import { eventually } from './support/eventually.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../db/api-keys.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
@@ -100,9 +101,10 @@ describe('missing, invalid, revoked and expired keys', () => {
     const { user } = await t.fixtures.tenant();
     const row = await t.fixtures.key(user.id);
     expect((await t.json('/api/v1/devices/status', { key: row.key })).status).toBe(200);
+    // Revoked elsewhere (the CLI, another process): credentials are re-read at least once a second.
     const revoked = await revokeApiKey(t.database.db, String(row.id));
     expect(revoked?.id).toBe(row.id);
-    const { status, body, headers } = await t.json('/api/v1/devices/status', { key: row.key });
+    const { status, body, headers } = await eventually(() => t.json('/api/v1/devices/status', { key: row.key }), (r) => expect(r.status).toBe(401), 2_000);
     expect(status).toBe(401);
     expectErrorEnvelope(body, /revoked/i);
     expect(headers.get('WWW-Authenticate')).toMatch(CHALLENGE);

@@ -11,6 +11,7 @@ import type { AppEnv, Principal } from '../app-env.ts';
 import { apiKeyPrefix, hashApiKey } from './api-key-token.ts';
 import { ACCESS_TOKEN_PREFIX } from './oauth-credentials.ts';
 import { STREAM_TOKEN_PREFIX } from './stream-token.ts';
+import { FreshCache } from '../fresh-reads/fresh-cache.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="fleetcore"' };
 const MAX_KEY_LENGTH = 256;
@@ -45,10 +46,9 @@ function refuseKeyInUrl(query: (name: string) => string | undefined): void {
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The key a presented string is: found by its clear prefix, its hash compared with each candidate's in constant time. */
-async function keyFor(db: Db, key: string): Promise<KeyRow | undefined> {
+async function keyFor(db: Db, key: string, hash: string): Promise<KeyRow | undefined> {
   const prefix = apiKeyPrefix(key);
   if (!prefix) return undefined;
-  const hash = hashApiKey(key);
   let found: KeyRow | undefined;
   // Every candidate is compared, so the time taken does not say which one (if any) matched.
   for (const candidate of await findKeysByPrefix(db, prefix)) if (sameHash(candidate.key_hash, hash)) found = candidate;
@@ -82,11 +82,32 @@ function tokenPrincipal(row: OauthTokenRow): Principal {
 }
 
 /**
+ * Credentials found are reused for half a second and never read more than a second ago, so a
+ * revocation or a change of permissions anywhere holds within a second in every process, and a busy
+ * client costs two lookups a second instead of one per request. Expiry is checked on every request
+ * (at once), and writes through this process's API clear the cache (its own revocations hold at
+ * once). Unknown credentials are not kept: a key made elsewhere works on its first request.
+ */
+export class CredentialCache {
+  private readonly rows = new FreshCache<string, KeyRow | OauthTokenRow | undefined>({
+    refreshMs: 500, maxAgeMs: 1_000, maxEntries: 10_000, keep: (row) => row !== undefined,
+  });
+
+  lookup(hash: string, read: () => Promise<KeyRow | OauthTokenRow | undefined>): Promise<KeyRow | OauthTokenRow | undefined> {
+    return this.rows.get(hash, read);
+  }
+
+  clear(): void {
+    this.rows.clear();
+  }
+}
+
+/**
  * Resolves `Authorization: Bearer <key or access token>` or `X-Api-Key: <key>` to the credential's
  * user, mode and permissions (a token's scopes); on the event stream only, also a stream token in
- * `?token=`. Nothing is cached: a key or token revoked in any process fails on the next request.
+ * `?token=` (never cached: each is used once). Credentials are looked up through `cache`.
  */
-export function authenticate(db: Db, log: Logger) {
+export function authenticate(db: Db, log: Logger, cache: CredentialCache = new CredentialCache()) {
   // Last-use times are kept to the minute; remembering when this process last wrote one saves a
   // database write on almost every request.
   const touchedAt = new Map<string, number>();
@@ -117,12 +138,13 @@ export function authenticate(db: Db, log: Logger) {
     if (!key) throw new ApiError(401, 'API key required: send "Authorization: Bearer <key>" or "X-Api-Key: <key>"', CHALLENGE);
     if (key.length > MAX_KEY_LENGTH) throw new ApiError(401, 'Invalid API key', CHALLENGE);
     let principal: Principal;
+    const hash = hashApiKey(key);
     if (key.startsWith(ACCESS_TOKEN_PREFIX)) {
-      const row = await findOauthToken(db, { hash: hashApiKey(key) });
+      const row = (await cache.lookup(hash, () => findOauthToken(db, { hash }))) as OauthTokenRow | undefined;
       if (!row) throw new ApiError(401, 'Invalid access token', CHALLENGE);
       principal = tokenPrincipal(row);
     } else {
-      const row = await keyFor(db, key);
+      const row = (await cache.lookup(hash, () => keyFor(db, key, hash))) as KeyRow | undefined;
       if (!row) throw new ApiError(401, 'Invalid API key', CHALLENGE);
       principal = keyPrincipal(row);
     }

@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { visibleDeviceState, visibleDeviceStates } from '../../db/devices.ts';
+import { visibleDeviceState } from '../../db/devices.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
@@ -12,7 +12,10 @@ const listStatus = createRoute({
   path: '/devices/status',
   tags: ['Devices'],
   summary: 'Latest status of every device the key may see',
-  description: 'Sorted by vehicle name. A device that has never reported has null position fields and status Inactive.',
+  description: [
+    'Sorted by vehicle name. A device that has never reported has null position fields and status Inactive.',
+    'Fleet-wide, so read at most twice a second per caller and shared by every request meanwhile: the answer is never older than one second, and `timestamp` says when it was read. A write through the API shows in the next answer.',
+  ].join('\n\n'),
   middleware: [requirePermission('devices:read')] as const,
   responses: {
     200: { description: 'Device statuses', content: { 'application/json': { schema: envelopeSchema(z.array(DeviceStatusSchema), 'DeviceStatusList') } } },
@@ -35,12 +38,11 @@ const oneStatus = createRoute({
   },
 });
 
-export function deviceRoutes({ db, config }: RouteDeps) {
+export function deviceRoutes({ db, config, latestState }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(listStatus, async (c) => {
-    const rows = await visibleDeviceStates(db, c.get('principal').scope);
-    const now = new Date();
-    return c.json(envelope(rows.map((row) => deviceStatusView(row, now, config.deviceStatus))), 200);
+    const { json } = await latestState.statusList(c.get('principal').scope);
+    return c.body(json as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
   });
   app.openapi(oneStatus, async (c) => {
     const row = await visibleDeviceState(db, c.get('principal').scope, c.req.valid('param').deviceId);

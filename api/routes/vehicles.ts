@@ -1,10 +1,11 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { deleteVehicle, registerVehicle, updateVehicle, VEHICLE_STATUSES, vehiclePage, visibleVehicle, type VehicleStatus } from '../../db/vehicles.ts';
+import { deleteVehicle, registerVehicle, updateVehicle, VEHICLE_STATUSES, vehiclePage, visibleVehicle, type VehicleRow, type VehicleStatus } from '../../db/vehicles.ts';
 import { TRACKER_PROTOCOLS } from '../../ingest/protocol-catalog.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import { vehicleListPage } from '../fresh-reads/vehicle-list-page.ts';
 import { decodeNameCursor, encodeNameCursor, type CursorContext } from '../pagination/name-cursor.ts';
 import { commaList } from '../query/comma-list.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -89,7 +90,7 @@ const VehiclePage = z
   .openapi('VehiclePage');
 
 const LIST_DESCRIPTION = [
-  'The vehicles the key\'s user may see, of the key\'s mode, ordered by name, then id (IMEI). `status` and `updated_at` are what GET /devices/status says at the same moment (`updated_at` is its lastReportUtc).',
+  'The vehicles the key\'s user may see, of the key\'s mode, ordered by name, then id (IMEI). `status` and `updated_at` are what GET /devices/status says at the same moment (`updated_at` is its lastReportUtc). Read at most twice a second per caller and shared by every request meanwhile, the list is never older than one second; a write through the API shows in the next answer.',
   'Keyset pages: a page starts after the last (name, id) of the one before, so paging while vehicles are added, renamed or deleted never returns one twice nor skips one that existed throughout under the same name (a vehicle renamed meanwhile is shown at its new place, which may be on a later page again). The cursor holds no server state: any API process continues it. A cursor damaged or edited, of another list or another user or mode, or sent with other `status` or `q` is refused with 400.',
 ].join('\n\n');
 
@@ -154,7 +155,7 @@ function statusFilter(raw: string | undefined): VehicleStatus[] | undefined {
   return [...new Set(names)] as VehicleStatus[];
 }
 
-export function vehicleRoutes({ db, config }: RouteDeps) {
+export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const thresholds = config.deviceStatus;
 
@@ -165,10 +166,14 @@ export function vehicleRoutes({ db, config }: RouteDeps) {
     const { scope } = c.get('principal');
     const context: CursorContext = { owner: `${scope.userId}:${scope.mode}`, filters: { status: statuses, q } };
     const after = query.cursor === undefined ? undefined : decodeNameCursor('vehicles', context, query.cursor, (v) => IMEI.test(v));
-    const now = new Date();
-    const rows = await vehiclePage(db, scope, {
-      after: after && { name: after.name, imei: after.id }, statuses, q, limit: query.limit, now, thresholds,
-    });
+    const position = after && { name: after.name, imei: after.id };
+    const list = await latestState.vehicleList(scope);
+    let now = list.readAt;
+    let rows: VehicleRow[] | undefined = vehicleListPage(list, { after: position, statuses, q, limit: query.limit, thresholds });
+    if (!rows) {
+      now = new Date();
+      rows = await vehiclePage(db, scope, { after: position, statuses, q, limit: query.limit, now, thresholds });
+    }
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     const last = page[page.length - 1];
