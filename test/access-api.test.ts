@@ -91,7 +91,7 @@ describe('DELETE /api-keys/{id}', () => {
     const revoked = await call(admin, `/api-keys/${minted.id}`, 'DELETE');
     expect(revoked).toMatchObject({ status: 200, body: { data: { id: minted.id, revokedAt: expect.any(String) } } });
     // The other process re-reads credentials at least once a second.
-    const refused = await eventually(onOther, (r) => expect(r.status).toBe(401), 2_000);
+    const refused = await eventually(async () => onOther(), (r) => expect(r.status).toBe(401), 2_000);
     expect(((await refused.json()) as any).error).toBe('API key has been revoked');
     expect((await call(admin, `/api-keys/${minted.id}`, 'DELETE')).body.data.revokedAt).toBe(revoked.body.data.revokedAt);
   });
