@@ -124,6 +124,7 @@ export function demoInstructions(seed: DemoSeed, baseUrl: string, now = new Date
     `  curl -s ${auth} ${baseUrl}/api/v1/devices/356307042441013/status`,
     `  curl -s ${auth} -H "Content-Type: application/json" -d '{"deviceId":"356307042441013","type":"engine_resume"}' ${baseUrl}/api/v1/commands`,
     '',
+    `Live map (log in with the key above): ${baseUrl}/map`,
     `API reference: ${baseUrl}/docs`,
   ];
 }

@@ -70,13 +70,18 @@ async function logIn(page: Page, apiKey: string): Promise<void> {
 }
 
 /** Each marker's place on the screen, by device. */
-const markerPlaces = (page: Page) =>
-  page.$$eval(MARKERS, (faces) =>
-    Object.fromEntries(faces.map((face) => {
-      const box = face.getBoundingClientRect();
-      return [(face as HTMLElement).dataset.deviceId!, [box.x, box.y]];
-    })),
-  );
+async function markerPlaces(page: Page): Promise<Record<string, [number, number]>> {
+  const places: Record<string, [number, number]> = {};
+  for (const face of await page.locator(MARKERS).all()) {
+    const box = await face.boundingBox();
+    if (box) places[(await face.getAttribute('data-device-id'))!] = [box.x, box.y];
+  }
+  return places;
+}
+
+/** Waits until `selector` matches exactly `n` elements. */
+const matchCount = (page: Page, selector: string, n: number, timeout: number) =>
+  expect.poll(() => page.locator(selector).count(), { timeout, interval: 250 }).toBe(n);
 
 async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<any> {
   const response = await fetch(`${base}/api/v1${path}`, {
@@ -95,11 +100,11 @@ describe('the live map', () => {
     await logIn(page, key);
 
     // The key is in this tab's session storage and nowhere else.
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([key]);
-    expect(await page.evaluate(() => [localStorage.length, document.cookie])).toEqual([0, '']);
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([key]);
+    expect(await page.evaluate('[localStorage.length, document.cookie]')).toEqual([0, '']);
 
-    await page.waitForFunction((n) => document.querySelectorAll('path.geofence').length === n, DEMO_GEOFENCES, { timeout: 30_000 });
-    await page.waitForFunction(([selector, n]) => document.querySelectorAll(selector as string).length === n, [MARKERS, DEMO_LIVE_VEHICLES], { timeout: 30_000 });
+    await matchCount(page, 'path.geofence', DEMO_GEOFENCES, 30_000);
+    await matchCount(page, MARKERS, DEMO_LIVE_VEHICLES, 30_000);
     const rows = page.locator('#vehicle-list li[data-device-id]');
     await expect.poll(() => rows.count()).toBe(DEMO_LIVE_VEHICLES);
     for (const row of await rows.all()) expect(await row.getAttribute('class')).toMatch(/status-(moving|stopped|off|inactive)/);
@@ -111,7 +116,7 @@ describe('the live map', () => {
     await expect
       .poll(async () => {
         const now = await markerPlaces(page);
-        return Object.keys(before).some((id) => now[id] && Math.hypot(now[id]![0]! - before[id]![0]!, now[id]![1]! - before[id]![1]!) >= 1);
+        return Object.keys(before).some((id) => now[id] && Math.hypot(now[id][0] - before[id]![0], now[id][1] - before[id]![1]) >= 1);
       }, { timeout: 30_000, interval: 500 })
       .toBe(true);
 
@@ -126,7 +131,7 @@ describe('the live map', () => {
     const enter = page.locator('#event-list li[data-type="vehicle.geofence.enter"]', { hasText: `${vehicle.name}entered Browser Test Zone` });
     await enter.first().waitFor({ timeout: 30_000 });
     // The event named a geofence the map did not have: it reads the geofences again and draws it.
-    await page.waitForFunction((n) => document.querySelectorAll('path.geofence').length === n, DEMO_GEOFENCES + 1, { timeout: 15_000 });
+    await matchCount(page, 'path.geofence', DEMO_GEOFENCES + 1, 15_000);
 
     // A moving vehicle's last hour, drawn when it is picked from the list.
     await page.locator('#vehicle-list li[data-status="Moving"]').first().click();
@@ -145,11 +150,11 @@ describe('the live map', () => {
 
     // The key outlives a reload of the tab; logging out forgets it.
     await page.reload();
-    await page.waitForFunction(([selector, n]) => document.querySelectorAll(selector as string).length === n, [MARKERS, DEMO_LIVE_VEHICLES], { timeout: 30_000 });
+    await matchCount(page, MARKERS, DEMO_LIVE_VEHICLES, 30_000);
     expect(await page.locator('#login').isHidden()).toBe(true);
     await page.locator('#logout').click();
     await expect.poll(() => page.locator('#login').isVisible()).toBe(true);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await page.locator(MARKERS).count()).toBe(0);
 
     expect(external, 'requests to other origins').toEqual([]);
@@ -165,7 +170,7 @@ describe('the live map', () => {
     await message.waitFor({ state: 'visible', timeout: 15_000 });
     expect(await message.textContent()).toMatch(/^The API refused the key: .+/);
     expect(await page.locator('#app').isHidden()).toBe(true);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -14,14 +14,16 @@ export class ApiRequestError extends Error {
 
 /**
  * A client for one key. `onUnauthorized` runs on any 401 (a key revoked or expired mid-session): the
- * page goes back to the login box, since no later request with that key can succeed.
+ * page goes back to the login box, since no later request with that key can succeed. Once `signal`
+ * aborts (the session ended), requests in flight and later ones fail with that abort.
  */
-export function apiClient(key, onUnauthorized) {
+export function apiClient(key, signal, onUnauthorized) {
   async function request(method, path) {
     let response;
     try {
-      response = await fetch(API + path, { method, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, cache: 'no-store' });
-    } catch {
+      response = await fetch(API + path, { method, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, cache: 'no-store', signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
       throw new ApiRequestError(0, 'The server cannot be reached');
     }
     const body = await response.json().catch(() => null);

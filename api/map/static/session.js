@@ -23,7 +23,9 @@ const byId = (id) => document.getElementById(id);
 
 export function startSession(key, { onUnauthorized }) {
   let stopped = false;
-  const api = apiClient(key, (error) => {
+  // Ending the session aborts its requests in flight, so no answer lands on the login box's page.
+  const ending = new AbortController();
+  const api = apiClient(key, ending.signal, (error) => {
     if (!stopped) onUnauthorized(error);
   });
   const problems = problemBanner(byId('problem'));
@@ -54,13 +56,14 @@ export function startSession(key, { onUnauthorized }) {
     } finally {
       loaded[source] = true;
       // Framed once both first answers are in (or failed), so it covers geofences and vehicles.
-      if (loaded.status && loaded.geofences) map.fitOnce();
+      if (!stopped && loaded.status && loaded.geofences) map.fitOnce();
     }
   };
 
   const travelOf = (vehicle) => travels.find((t) => t.vehicle === vehicle.name);
 
   function render() {
+    if (stopped) return;
     const list = [...fleet.values()];
     map.showVehicles(list);
     vehicles.show(list, selected?.deviceId);
@@ -88,7 +91,8 @@ export function startSession(key, { onUnauthorized }) {
     if (!vehicle || vehicle.latitude === null || !vehicle.lastReportUtc) return;
     const at = Date.parse(vehicle.lastReportUtc);
     const last = selected.points[selected.points.length - 1];
-    if (!last || at > last.at) selected.points.push({ at, lat: vehicle.latitude, lng: vehicle.longitude });
+    const moved = !last || last.lat !== vehicle.latitude || last.lng !== vehicle.longitude;
+    if (moved && (!last || at > last.at)) selected.points.push({ at, lat: vehicle.latitude, lng: vehicle.longitude });
     const since = Date.now() - TRAIL_MS;
     while (selected.points.length > 0 && selected.points[0].at < since) selected.points.shift();
     map.showTrail(selected.points);
@@ -110,7 +114,7 @@ export function startSession(key, { onUnauthorized }) {
     render();
     try {
       const points = await lastHour(deviceId);
-      if (selected?.deviceId !== deviceId) return;
+      if (stopped || selected?.deviceId !== deviceId) return;
       selected.points = points;
       extendTrail();
       render();
@@ -122,6 +126,7 @@ export function startSession(key, { onUnauthorized }) {
 
   const statusTask = periodicTask(STATUS_EVERY_MS, reported('status', async () => {
     const list = (await api.get('/devices/status')).data;
+    if (stopped) return;
     fleet.clear();
     for (const v of list) fleet.set(v.deviceId, v);
     extendTrail();
@@ -130,6 +135,7 @@ export function startSession(key, { onUnauthorized }) {
 
   const geofenceTask = periodicTask(GEOFENCES_EVERY_MS, reported('geofences', async () => {
     const list = (await api.get('/geofences')).data;
+    if (stopped) return;
     geofencesByName = new Map(list.map((g) => [g.name, g]));
     map.showGeofences(list);
     render();
@@ -138,7 +144,9 @@ export function startSession(key, { onUnauthorized }) {
   const travelTask = periodicTask(TRAVELS_EVERY_MS, reported('travels', async () => {
     const summaries = (await api.get('/travels')).data;
     const shown = summaries.slice(0, MAX_TRAVEL_DETAILS);
-    travels = await Promise.all(shown.map(async (t) => (await api.get(`/travels/${t.travelId}`)).data));
+    const full = await Promise.all(shown.map(async (t) => (await api.get(`/travels/${t.travelId}`)).data));
+    if (stopped) return;
+    travels = full;
     travelPanel.show(travels, summaries.length);
     render();
   }));
@@ -172,6 +180,7 @@ export function startSession(key, { onUnauthorized }) {
     let newest;
     try {
       const page = await api.get(`/events?limit=${INITIAL_EVENTS}`);
+      if (stopped) return;
       newest = page.data[0]?.id;
       events.add([...page.data].reverse());
     } catch (error) {
@@ -194,6 +203,7 @@ export function startSession(key, { onUnauthorized }) {
   return {
     stop() {
       stopped = true;
+      ending.abort();
       for (const task of [statusTask, geofenceTask, travelTask]) task.stop();
       stream?.stop();
       map.remove();
