@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   commands: () => import('./commands.ts'),
   decode: () => import('./decode.ts'),
   events: () => import('./events.ts'),
+  'fleet-reads': () => import('./fleet-reads.ts'),
   geofence: () => import('./geofence.ts'),
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { createApp } from '../api/app.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { DeviceSignals } from '../engine/device-signals.ts';
+import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
+import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
+import { startIngest } from '../ingest/start-ingest.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { summarise } from '../simulators/latency-stats.ts';
+import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
+import { fixtures } from '../test/support/fixtures.ts';
+import { freePort, runTrackerLoad } from './tracker-load.ts';
+
+const SEED = 13;
+const DEVICES = 1_000;
+const CONCURRENCY = 32;
+const DURATION_MS = 10_000;
+const THRESHOLDS = { inactiveAfterMinutes: 30, movingSpeedKmh: 5 };
+
+interface HttpResult {
+  latencies: number[];
+  errors: number;
+  elapsedMs: number;
+  /** Answer received minus the envelope's `timestamp` (when the data was read), per answer that has one. */
+  ages: number[];
+}
+
+function hammer(url: string, key: string, durationMs: number): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./http-load.js', import.meta.url), { workerData: { url, key, concurrency: CONCURRENCY, durationMs, measureAge: true } });
+    worker.once('message', (result: HttpResult) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+/**
+ * The fleet-wide reads under load: 1,000 devices reporting through ingest and the engine (10,000
+ * positions/s from simulated Teltonika trackers in a process of their own) while 32 clients poll
+ * GET /devices/status (all 1,000 at once), then GET /vehicles, over real HTTP. Prints requests/s,
+ * latency, the positions/s the pipeline kept meanwhile, and the oldest answer seen (answer received
+ * minus the read time in its envelope). `--idle` measures without the pipeline. PostgreSQL with
+ * DATABASE_URL (BullMQ too with REDIS_URL), the embedded database otherwise.
+ */
+export default async function fleetReadsBench(args: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
+  const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
+  const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
+  const withPipeline = !args.includes('--idle');
+  const rows = [];
+  try {
+    await migrateToLatest(handle.db);
+    const f = fixtures(handle.db);
+    const { account, user, key } = await f.tenant();
+    await ensureSimulatedDevices(handle.db, account.id, SEED, DEVICES);
+    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(handle.db);
+
+    const app = createApp({ db: handle.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1e9, 10_000), config: { bodyLimitBytes: 262_144, deviceStatus: THRESHOLDS, onTimeToleranceMinutes: 5 } });
+    const http = createAdaptorServer({ fetch: app.fetch }) as Server;
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1`;
+
+    const engine = await startEngine(handle, queues, silentLogger, {
+      status: THRESHOLDS, eta: { roadFactor: 1.3, defaultSpeedKmh: 40 },
+      etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000,
+      retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
+    });
+    const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
+    const ingest = await startIngest(handle, silentLogger, {
+      host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
+      limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,
+      onDevicesUpdated: (ids) => signals.add(ids),
+    });
+    const endpoints = [
+      [`GET /devices/status (${DEVICES} devices)`, `${base}/devices/status`],
+      [`GET /vehicles (first page of 50)`, `${base}/vehicles`],
+      [`GET /vehicles?limit=500`, `${base}/vehicles?limit=500`],
+    ] as const;
+    for (const [name, url] of endpoints) {
+      // Trackers first, so the reads meet a pipeline already at speed; they stop with the reads.
+      const load = withPipeline
+        ? runTrackerLoad(ingest.listeners[0]!.port, { devices: DEVICES, intervalMs: 100, recordsPerUpload: 10, durationMs: DURATION_MS + 4_000, warmupMs: 2_000, seed: SEED })
+        : undefined;
+      if (load) await new Promise((r) => setTimeout(r, 3_000));
+      const result = await hammer(url, key, DURATION_MS);
+      const pipeline = await load;
+      const latency = summarise(result.latencies);
+      const ages = summarise(result.ages);
+      rows.push({
+        endpoint: name,
+        'req/s': Math.round(result.latencies.length / (result.elapsedMs / 1000)),
+        'p50 ms': Math.round(latency.p50 * 10) / 10,
+        'p99 ms': Math.round(latency.p99 * 10) / 10,
+        errors: result.errors,
+        'oldest answer ms': result.ages.length > 0 ? Math.round(ages.max) : 'n/a',
+        'pipeline positions/s': pipeline ? Math.round(pipeline.ackedPerSec) : 'idle',
+        'ACK p99 ms': pipeline ? Math.round(pipeline.p99) : 'idle',
+      });
+    }
+    await ingest.close();
+    await signals.close();
+    await engine.close();
+    await new Promise((resolve) => http.close(resolve));
+  } finally {
+    await queues.close();
+    await handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, rows }, null, 2)}\n`);
+  else {
+    process.stdout.write(`Fleet-wide reads, ${CONCURRENCY} clients, ${DURATION_MS / 1000} s each, ${withPipeline ? 'while 1,000 trackers send 10,000 positions/s' : 'pipeline idle'}; ${handle.description}, queue ${queues.kind}\n`);
+    console.table(rows);
+  }
+}
