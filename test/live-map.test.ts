@@ -136,7 +136,7 @@ describe('the live map', () => {
     // A moving vehicle's last hour, drawn when it is picked from the list.
     await page.locator('#vehicle-list li[data-status="Moving"]').first().click();
     await page.locator('path.trail').waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.locator('#selected-details').textContent()).toMatch(/[1-9]\d* fixes in the last hour/);
+    await expect.poll(() => page.locator('#selected-details').textContent()).toMatch(/[1-9]\d* points over the last hour/);
 
     // The demo's scheduled travel: its waypoints with expected times, numbered on the map.
     const travel = page.locator('#travel-list li[data-travel-id]');

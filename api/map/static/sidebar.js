@@ -85,7 +85,7 @@ export function vehicleDetails(section) {
         ['Last report', since(v.lastReportUtc)],
         ['Satellites', v.satellites ?? '—'],
         ['Odometer', v.odometerKm === null ? '—' : `${v.odometerKm} km`],
-        ['Trail', `${trailPoints} fixes in the last hour`],
+        ['Trail', `${trailPoints} points over the last hour`],
         ['Travel', travel ? `${travel.travelId}: ${travel.status}, ${travel.completedWaypoints}/${travel.totalWaypoints} waypoints` : 'none'],
       ];
       list.replaceChildren(...rows.flatMap(([term, value]) => [element('dt', '', term), element('dd', '', String(value))]));
