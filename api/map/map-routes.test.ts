@@ -34,12 +34,14 @@ describe('the /map page', () => {
     }
   });
 
-  it('serves the modules main.js imports, and the images leaflet.css refers to', async () => {
-    const main = await (await get('/static/main.js')).text();
-    const session = await (await get('/static/session.js')).text();
-    for (const module of [...`${main}\n${session}`.matchAll(/from '\.\/([a-z-]+\.js)'/g)].map((m) => m[1]!)) {
-      expect((await get(`/static/${module}`)).status, module).toBe(200);
+  it('serves every module main.js imports, directly or not, and the images leaflet.css refers to', async () => {
+    const reached = new Set(['main.js']);
+    for (const module of reached) {
+      const res = await get(`/static/${module}`);
+      expect(res.status, module).toBe(200);
+      for (const m of (await res.text()).matchAll(/from '\.\/([a-z-]+\.js)'/g)) reached.add(m[1]!);
     }
+    expect([...reached]).toEqual(expect.arrayContaining(['session.js', 'fleet-map.js', 'graticule.js', 'element.js', 'live-events.js']));
     const css = await (await get('/leaflet/leaflet.css')).text();
     for (const image of new Set([...css.matchAll(/url\(images\/([a-z0-9-]+\.png)\)/g)].map((m) => m[1]!))) {
       const res = await get(`/leaflet/images/${image}`);

@@ -1,5 +1,7 @@
 // The event list in the sidebar, newest first, each event described in a few words.
 
+import { element } from './element.js';
+
 const MAX_SHOWN = 200;
 
 const waypointText = (w) => (w ? `${w.geofence} (waypoint ${w.order})` : 'a waypoint');
@@ -44,18 +46,12 @@ export function eventList(list, { onEventClick }) {
     /** Adds events, given oldest first, at the top of the list. */
     add(events) {
       for (const event of events) {
-        const item = document.createElement('li');
-        item.className = `event event-${familyOf(event.type)}`;
+        const item = element('li', `event event-${familyOf(event.type)}`);
         item.dataset.type = event.type;
         item.dataset.id = event.id;
-        const time = document.createElement('time');
+        const time = element('time', '', new Date(event.timestamp).toLocaleTimeString());
         time.dateTime = event.timestamp;
-        time.textContent = new Date(event.timestamp).toLocaleTimeString();
-        const who = document.createElement('strong');
-        who.textContent = event.data?.vehicle?.name ?? '';
-        const what = document.createElement('span');
-        what.textContent = describeEvent(event);
-        item.append(time, who, what);
+        item.append(time, element('strong', '', event.data?.vehicle?.name ?? ''), element('span', '', describeEvent(event)));
         item.title = `${event.type} at ${event.timestamp}`;
         if (event.data?.position) {
           item.classList.add('locatable');

@@ -1,16 +1,10 @@
 // The Leaflet map: the graticule base layer, geofences, vehicle markers coloured by status, the
 // selected vehicle's trail and the travels' routes. It draws what it is given and keeps no data.
 
+import { element } from './element.js';
 import { graticule } from './graticule.js';
 
 const L = globalThis.L;
-
-const element = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
 
 /** The CSS class of a device status (Moving, Stopped, Off, Inactive). */
 export const statusClass = (status) => `status-${String(status).toLowerCase().replace(/\s+/g, '-')}`;
@@ -99,9 +93,10 @@ export function fleetMap(container, { onVehicleClick }) {
 
     select(deviceId) {
       selectedId = deviceId;
-      for (const [id, { face }] of markers) face.classList.toggle('selected', id === deviceId);
-      const entry = markers.get(deviceId);
-      if (entry) entry.marker.setZIndexOffset(1000);
+      for (const [id, { marker, face }] of markers) {
+        face.classList.toggle('selected', id === deviceId);
+        marker.setZIndexOffset(id === deviceId ? 1000 : 0); // the selected vehicle on top of the others
+      }
     },
 
     /** The selected vehicle's trail, oldest point first; an empty list clears it. */

@@ -1,13 +1,7 @@
 // The sidebar's panels other than events: problems, the vehicle list, the selected vehicle and travels.
 
+import { element } from './element.js';
 import { statusClass } from './fleet-map.js';
-
-const element = (tag, className, text) => {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
 
 /** Failures shown until their source succeeds again, one line per source (status, geofences, ...). */
 export function problemBanner(banner) {
