@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'data/**', 'bench/**'],
+    // test/faults runs on its own (npm run test:faults): minutes of processes killed and servers restarted.
+    exclude: ['node_modules/**', 'data/**', 'bench/**', 'test/faults/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // Each test file opens its own database; two at a time suits a 2-core machine.
