@@ -17,7 +17,7 @@ import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
-import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
+import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { fixtures } from '../test/support/fixtures.ts';
 import { freePort, runTrackerLoad } from './tracker-load.ts';
 
@@ -37,7 +37,7 @@ interface HttpResult {
 
 function hammer(url: string, key: string, durationMs: number): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./http-load.js', import.meta.url), { workerData: { url, key, concurrency: CONCURRENCY, durationMs, measureAge: true } });
+    const worker = new Worker(new URL('./keepalive-http-load.js', import.meta.url), { workerData: { url, key, concurrency: CONCURRENCY, durationMs, measureAge: true } });
     worker.once('message', (result: HttpResult) => {
       resolve(result);
       void worker.terminate();
@@ -63,9 +63,13 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
   try {
     await migrateToLatest(handle.db);
     const f = fixtures(handle.db);
-    const { account, user, key } = await f.tenant();
-    await ensureSimulatedDevices(handle.db, account.id, SEED, DEVICES);
-    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(handle.db);
+    // The simulated IMEIs are fixed by the seed: reuse the account that holds them (an earlier run's).
+    const holder = await handle.db.selectFrom('devices').select('account_id').where('imei', '=', simulatedImei(SEED, 0)).executeTakeFirst();
+    const accountId = holder?.account_id ?? (await f.account()).id;
+    const user = await f.user(accountId);
+    const { key } = await f.key(user.id);
+    await ensureSimulatedDevices(handle.db, accountId, SEED, DEVICES);
+    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} ON CONFLICT DO NOTHING`.execute(handle.db);
 
     const app = createApp({ db: handle.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1e9, 10_000), config: { bodyLimitBytes: 262_144, deviceStatus: THRESHOLDS, onTimeToleranceMinutes: 5 } });
     const http = createAdaptorServer({ fetch: app.fetch }) as Server;

@@ -23,7 +23,12 @@ export interface VehicleList {
   /** Where each (name, IMEI) stands in `rows`, to continue a cursor without comparing strings as the database's collation does. */
   positions: Map<string, number>;
   readAt: Date;
+  /** Answers already encoded from this read, by query: pollers asking the same page share one encoding. */
+  answers: Map<string, Uint8Array>;
 }
+
+/** Encoded answers kept per read at most (a read lives half a second; distinct queries past this are encoded each time). */
+export const MAX_ANSWERS_PER_READ = 1_000;
 
 export const positionKey = (name: string, imei: string) => `${name}\u0000${imei}`;
 
@@ -74,7 +79,7 @@ export class LatestStateReads {
       const rows = await visibleVehicleList(this.db, scope);
       const positions = new Map<string, number>();
       rows.forEach((row, i) => positions.set(positionKey(row.name, row.imei), i));
-      return { rows, positions, readAt };
+      return { rows, positions, readAt, answers: new Map() };
     });
   }
 }

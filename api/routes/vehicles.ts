@@ -5,6 +5,7 @@ import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
+import { MAX_ANSWERS_PER_READ } from '../fresh-reads/latest-state-reads.ts';
 import { vehicleListPage } from '../fresh-reads/vehicle-list-page.ts';
 import { decodeNameCursor, encodeNameCursor, type CursorContext } from '../pagination/name-cursor.ts';
 import { commaList } from '../query/comma-list.ts';
@@ -168,8 +169,12 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
     const after = query.cursor === undefined ? undefined : decodeNameCursor('vehicles', context, query.cursor, (v) => IMEI.test(v));
     const position = after && { name: after.name, imei: after.id };
     const list = await latestState.vehicleList(scope);
+    const answerKey = JSON.stringify([query.limit, query.cursor ?? null, statuses ?? null, q ?? null]);
+    const encoded = list.answers.get(answerKey);
+    if (encoded) return c.body(encoded as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
     let now = list.readAt;
     let rows: VehicleRow[] | undefined = vehicleListPage(list, { after: position, statuses, q, limit: query.limit, thresholds });
+    const fromList = rows !== undefined;
     if (!rows) {
       now = new Date();
       rows = await vehiclePage(db, scope, { after: position, statuses, q, limit: query.limit, now, thresholds });
@@ -177,11 +182,15 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     const last = page[page.length - 1];
-    return c.json({
+    const answer = {
       data: page.map((row) => vehicleView(row, now, thresholds)),
       has_more: hasMore,
       next_cursor: hasMore && last ? encodeNameCursor('vehicles', context, { name: last.name, id: last.imei }) : null,
-    }, 200);
+    };
+    if (!fromList) return c.json(answer, 200);
+    const body = new TextEncoder().encode(JSON.stringify(answer));
+    if (list.answers.size < MAX_ANSWERS_PER_READ) list.answers.set(answerKey, body);
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
   });
 
   app.openapi(routes.get, async (c) => {
