@@ -8,10 +8,10 @@ const lags = new Set<EngineLag>();
 /** What the engine and webhook delivery did; the lag says how far evaluation is behind what ingest stored. */
 export const engineMetrics = {
   jobs: new prom.Counter({
-    name: 'fleetcore_engine_jobs_total', help: 'Engine jobs run, by job and outcome (completed, failed)', labelNames: ['job', 'outcome'], registers,
+    name: 'fleetcore_engine_jobs_total', help: 'Engine jobs run, by job name and outcome (completed, failed)', labelNames: ['name', 'outcome'], registers,
   }),
   jobSeconds: new prom.Histogram({
-    name: 'fleetcore_engine_job_seconds', help: 'Time an engine job ran', labelNames: ['job'], buckets: LATENCY_BUCKETS_S, registers,
+    name: 'fleetcore_engine_job_seconds', help: 'Time an engine job ran, by job name', labelNames: ['name'], buckets: LATENCY_BUCKETS_S, registers,
   }),
   evaluationDelay: new prom.Histogram({
     name: 'fleetcore_engine_evaluation_delay_seconds', help: 'From fixes committed by ingest to their evaluation finished by the engine',

@@ -4,7 +4,7 @@ import { EngineLag, engineMetrics } from './engine-metrics.ts';
 import { observedJob } from './observed-job.ts';
 
 const countOf = async (job: string, outcome: string) =>
-  (await engineMetrics.jobs.get()).values.find((v) => v.labels.job === job && v.labels.outcome === outcome)?.value ?? 0;
+  (await engineMetrics.jobs.get()).values.find((v) => v.labels.name === job && v.labels.outcome === outcome)?.value ?? 0;
 
 describe('observedJob', () => {
   it('gives every line of a job its name, id and the request id that queued it, and counts the outcome', async () => {

@@ -24,13 +24,13 @@ export function observedJob(log: Logger, lag: EngineLag, run: (job: Job, log: Lo
     const origin = (job.data ?? {}) as JobOrigin;
     const jobLog = log.child({ job: job.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job) });
     const finished = typeof origin.committedAt === 'number' ? lag.started(origin.committedAt) : undefined;
-    const timer = engineMetrics.jobSeconds.startTimer({ job: job.name });
+    const timer = engineMetrics.jobSeconds.startTimer({ name: job.name });
     try {
       await run(job, jobLog);
-      engineMetrics.jobs.inc({ job: job.name, outcome: 'completed' });
+      engineMetrics.jobs.inc({ name: job.name, outcome: 'completed' });
       finished?.(true);
     } catch (error) {
-      engineMetrics.jobs.inc({ job: job.name, outcome: 'failed' });
+      engineMetrics.jobs.inc({ name: job.name, outcome: 'failed' });
       finished?.(false);
       jobLog.debug('engine job attempt failed', { error: (error as Error).message });
       throw error;

@@ -327,6 +327,12 @@ describe('the Grafana dashboard', () => {
     }
   });
 
+  it('exports no metric with a label Prometheus sets itself (job, instance), which it would rename', () => {
+    for (const [name, metric] of series) {
+      expect(metric.labels.filter((l) => TARGET_LABELS.includes(l)), `${name} has a target label`).toEqual([]);
+    }
+  });
+
   it('shows every fleetcore metric the code exports', () => {
     const used = new Set(queries.flatMap(({ expr }) => metricNames(expr)).map((name) => series.get(name)?.family));
     const families = [...new Set([...series.values()].map((m) => m.family))].filter((f) => f.startsWith('fleetcore_'));

@@ -84,7 +84,7 @@ describe('GET /metrics', () => {
     expect(delta('fleetcore_group_commit_seconds_count')).toBeGreaterThanOrEqual(1);
     await eventually(
       () => scrape(server.url),
-      (s) => expect(sampleValue(s, 'fleetcore_engine_jobs_total', { job: 'devices', outcome: 'completed' })).toBeGreaterThanOrEqual(1),
+      (s) => expect(sampleValue(s, 'fleetcore_engine_jobs_total', { name: 'devices', outcome: 'completed' })).toBeGreaterThanOrEqual(1),
     );
   });
 
