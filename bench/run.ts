@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   'late-fixes': () => import('./late-fixes.ts'),
   pipeline: () => import('./pipeline.ts'),
   positions: () => import('./position-export.ts'),
+  storage: () => import('./position-storage.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -121,3 +121,34 @@ export async function pruneDefaultPositions(db: Db, defaultPartition: string, ol
   `.execute(db);
   return rows[0]!.n;
 }
+
+/** Bytes on disk of every partition of the position history, and of its parts. */
+export interface PositionHistorySize {
+  partitions: number;
+  rows: number;
+  /** Rows' pages with their free-space and visibility maps. */
+  heapBytes: number;
+  /** The primary key (device_id, fix_time) of every partition, and any other index. */
+  indexBytes: number;
+  /** Values too large for a page (long attributes) kept out of line. */
+  toastBytes: number;
+  totalBytes: number;
+}
+
+/** What the whole history takes on disk now: pg_total_relation_size of each partition, split into its parts. */
+export async function positionHistorySize(db: Db): Promise<PositionHistorySize> {
+  const { rows } = await sql<{ partitions: number; table_bytes: number; index_bytes: number; toast_bytes: number; total_bytes: number }>`
+    SELECT count(*)::int AS partitions,
+      sum(pg_table_size(c.oid))::float8 AS table_bytes,
+      sum(pg_indexes_size(c.oid))::float8 AS index_bytes,
+      sum(CASE WHEN c.reltoastrelid <> 0 THEN pg_total_relation_size(c.reltoastrelid) ELSE 0 END)::float8 AS toast_bytes,
+      sum(pg_total_relation_size(c.oid))::float8 AS total_bytes
+    FROM pg_partition_tree('positions') t JOIN pg_class c ON c.oid = t.relid
+    WHERE t.isleaf
+  `.execute(db);
+  const { rows: counted } = await sql<{ n: number }>`SELECT count(*)::float8 AS n FROM positions`.execute(db);
+  const r = rows[0]!;
+  return {
+    partitions: r.partitions, rows: counted[0]!.n, heapBytes: r.table_bytes - r.toast_bytes, indexBytes: r.index_bytes, toastBytes: r.toast_bytes, totalBytes: r.total_bytes,
+  };
+}
