@@ -124,7 +124,7 @@ export function fleetMap(container, { onVehicleClick }) {
         for (const w of route.waypoints) {
           const badge = element('span', `waypoint-badge waypoint-${w.status.toLowerCase()}`, String(w.order));
           L.marker([w.lat, w.lng], { icon: L.divIcon({ html: badge, className: 'waypoint-marker', iconSize: null }), keyboard: false })
-            .bindTooltip(element('span', '', w.label), { direction: 'top', offset: [0, -12] })
+            .bindTooltip(element('span', '', w.label), { direction: 'top', offset: [0, -36] })
             .addTo(travelBadges);
         }
       }
