@@ -206,13 +206,19 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
   });
 }
 
-/** Pending deliveries of enabled webhooks due within `withinMs`, not claimed: what the queue must hold. */
+/**
+ * Pending deliveries of enabled webhooks due within `withinMs` and free by then, each with the time it
+ * may be tried: what the queue must hold. A claim that runs out within `withinMs` (its process died
+ * mid-request: a live one clears its claims when it records the answer) counts as free from a second
+ * after it ends, so the delivery is taken up then rather than a whole sweep later.
+ */
 export async function dueDeliveries(db: Db, withinMs: number, limit: number): Promise<Array<{ id: string; attempts: number; nextAttemptAt: Date }>> {
   const { rows } = await sql<{ id: string; attempts: number; next_attempt_at: Date }>`
-    SELECT d.id::text AS id, d.attempts, d.next_attempt_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+    SELECT d.id::text AS id, d.attempts, greatest(d.next_attempt_at, d.claimed_until + interval '1 second') AS next_attempt_at
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
     WHERE d.status = 'pending' AND d.next_attempt_at <= now() + ${withinMs}::float8 * interval '1 millisecond'
-      AND (d.claimed_until IS NULL OR d.claimed_until < now())
-    ORDER BY d.next_attempt_at LIMIT ${limit}
+      AND (d.claimed_until IS NULL OR d.claimed_until < now() + ${withinMs}::float8 * interval '1 millisecond')
+    ORDER BY 3 LIMIT ${limit}
   `.execute(db);
   return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: r.next_attempt_at }));
 }

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { appendEvents, type NewEvent } from '../db/event-log.ts';
+import { fanOutEvents } from '../db/webhook-deliveries.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { silentLogger } from '../runtime/logger.ts';
@@ -342,6 +344,28 @@ describe('webhook delivery', () => {
       await until(async () => (await deliveryOf(hook.id))[0]?.status === 'failed');
       expect((await deliveryOf(hook.id))[0]!.last_error).toMatch(/127\.0\.0\.1.*may not reach/);
       expect(r.received).toHaveLength(0);
+    } finally {
+      await r.close();
+      await delivery.close();
+      delivery = await startWebhookDelivery(database, queues, silentLogger, SETTINGS);
+    }
+  });
+
+  it('sends a delivery claimed by a process that died as soon as the claim runs out, not a sweep later', async () => {
+    const r = await receiver((_, __, res) => res.writeHead(200).end(), () => [hook.secret]);
+    const hook = await webhook(r.url, ['vehicle.ignition.on']);
+    try {
+      await delivery.close();
+      const id = await logEvent({ type: 'vehicle.ignition.on' });
+      // A process fans the event out, claiming the delivery, and dies before sending it; its claim ends soon.
+      const claimed = (await fanOutEvents(database.db, 1_000, 60_000)).deliveries.filter((d) => d.webhookId === hook.id);
+      expect(claimed.map((d) => d.payload.id)).toEqual([id]);
+      await database.db.updateTable('webhook_deliveries').set({ claimed_until: sql<Date>`now() + interval '1500 milliseconds'` }).where('webhook_id', '=', hook.id).execute();
+      // The next process sweeps at its start, and not again for a minute.
+      delivery = await startWebhookDelivery(database, queues, silentLogger, { ...SETTINGS, sweepMs: 60_000 });
+      await until(() => r.received.length === 1, 10_000);
+      expect(r.received[0]).toMatchObject({ id, verified: true });
+      await until(async () => (await deliveryOf(hook.id))[0]?.status === 'succeeded');
     } finally {
       await r.close();
       await delivery.close();
