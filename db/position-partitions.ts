@@ -105,17 +105,28 @@ export async function dropPositionPartition(trx: Db, name: string): Promise<void
 }
 
 /**
- * Deletes up to `limit` fixes of the default partition that are past the retention by fix time, or
- * by arrival: a tracker stuck in 2080 would otherwise keep its fixes for 55 years. Returns how many.
+ * The oldest fix time the default partition holds in [from, to), by its fix-time index: a day that
+ * has fixes there but no partition (no engine ran then) is found one index lookup at a time.
+ */
+export async function oldestDefaultFix(db: Db, defaultPartition: string, from: Date, to: Date): Promise<Date | undefined> {
+  const { rows } = await sql<{ oldest: Date | null }>`
+    SELECT min(fix_time) AS oldest FROM ${sql.table(defaultPartition)}
+    WHERE fix_time >= ${from.toISOString()}::timestamptz AND fix_time < ${to.toISOString()}::timestamptz
+  `.execute(db);
+  return rows[0]?.oldest ?? undefined;
+}
+
+/**
+ * Deletes up to `limit` fixes of the default partition that arrived before `olderThan`; returns how
+ * many. Counted from arrival, not fix time: the fixes left there are those no partition is made for
+ * (a clock in 1970 or 2080, a tracker's buffer of last year), and a fix that just arrived is kept the
+ * retention like any other, while one stuck in 2080 is not kept for 55 years.
  */
 export async function pruneDefaultPositions(db: Db, defaultPartition: string, olderThan: Date, limit: number): Promise<number> {
-  const cutoff = olderThan.toISOString();
   const { rows } = await sql<{ n: number }>`
     WITH gone AS (
       DELETE FROM ${sql.table(defaultPartition)} WHERE (device_id, fix_time) IN (
-        SELECT device_id, fix_time FROM ${sql.table(defaultPartition)}
-        WHERE fix_time < ${cutoff}::timestamptz OR server_time < ${cutoff}::timestamptz
-        LIMIT ${limit}
+        SELECT device_id, fix_time FROM ${sql.table(defaultPartition)} WHERE server_time < ${olderThan.toISOString()}::timestamptz LIMIT ${limit}
       ) RETURNING 1
     ) SELECT count(*)::int AS n FROM gone
   `.execute(db);

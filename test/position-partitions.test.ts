@@ -171,16 +171,38 @@ describe('partition maintenance', () => {
     }
   });
 
-  // Last: its clock is years ahead, so it drops every partition the other tests made.
-  it('drops the partitions wholly past the retention, keeps newer ones, and deletes expired fixes from the default partition', async () => {
+  // These two last: their clocks are years ahead, so they drop every partition the other tests made.
+  it('makes the partitions of past days within the retention that the default partition holds fixes of, and leaves older fixes there', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    // No engine ran from 1 to 9 September: those days' fixes went to the default partition.
+    await write([
+      fix(device.id, '2032-09-01T10:00:00Z', { receivedAt: at('2032-09-01T10:00:01Z') }),
+      fix(device.id, '2032-09-05T10:00:00Z', { receivedAt: at('2032-09-05T10:00:01Z') }),
+      fix(device.id, '2032-09-05T11:00:00Z', { receivedAt: at('2032-09-05T11:00:01Z') }),
+      // A tracker's buffer of July, older than the retention, sent yesterday.
+      fix(device.id, '2032-07-01T10:00:00Z', { receivedAt: at('2032-09-09T00:00:00Z') }),
+    ], []);
+    const kept = await maintainPositionPartitions(database.db, { partitionDays: 1, aheadDays: 1, retentionDays: 30 }, at('2032-09-10T12:00:00Z'));
+    expect(kept.created).toEqual(['positions_p20320910', 'positions_p20320911', 'positions_p20320901', 'positions_p20320905']);
+    expect(kept.movedFromDefault).toBe(3);
+    expect((await placed(database.db, device.id)).map((p) => `${p.partition} ${p.fixTime}`)).toEqual([
+      'positions_default 2032-07-01T10:00:00.000Z',
+      'positions_p20320901 2032-09-01T10:00:00.000Z',
+      'positions_p20320905 2032-09-05T10:00:00.000Z',
+      'positions_p20320905 2032-09-05T11:00:00.000Z',
+    ]);
+  });
+
+  it('drops the partitions wholly past the retention, keeps newer ones, and deletes from the default partition the fixes that arrived before the retention', async () => {
     const device = await fixtures(database.db).device(accountId);
     await maintainPositionPartitions(database.db, { partitionDays: 1, aheadDays: 10 }, at('2033-05-10T00:00:00Z'));
     const days = Array.from({ length: 11 }, (_, i) => `2033-05-${String(10 + i).padStart(2, '0')}`);
     await write(days.map((d) => fix(device.id, `${d}T12:00:00Z`)), []);
     await write([
-      fix(device.id, '1970-01-01T00:00:05Z'), // past the retention by fix time
-      fix(device.id, '2080-01-01T00:00:00Z', { receivedAt: at('2033-01-01T00:00:00Z') }), // from the future, but received long ago
+      fix(device.id, '2033-05-01T12:00:00Z', { receivedAt: at('2033-05-01T12:00:01Z') }), // before any partition, received long ago
+      fix(device.id, '2080-01-01T00:00:00Z', { receivedAt: at('2033-01-01T00:00:00Z') }), // from the future, received long ago
       fix(device.id, '2081-01-01T00:00:00Z', { receivedAt: at('2033-05-20T11:00:00Z') }), // from the future, received recently
+      fix(device.id, '1970-01-01T00:00:05Z', { receivedAt: at('2033-05-20T11:00:00Z') }), // from 1970, received recently
     ], []);
 
     const kept = await maintainPositionPartitions(database.db, { partitionDays: 1, aheadDays: 1, retentionDays: 5 }, at('2033-05-20T12:00:00Z'));
@@ -191,6 +213,7 @@ describe('partition maintenance', () => {
     expect(kept.prunedFromDefault).toBeGreaterThanOrEqual(2);
     expect((await positionPartitions(database.db)).ranges.every((r) => r.to > Date.parse('2033-05-15T12:00:00Z'))).toBe(true);
     expect((await placed(database.db, device.id)).map((p) => `${p.partition} ${p.fixTime}`)).toEqual([
+      'positions_default 1970-01-01T00:00:05.000Z',
       ...days.slice(5).map((d) => `positions_p${d.replaceAll('-', '')} ${d}T12:00:00.000Z`),
       'positions_default 2081-01-01T00:00:00.000Z',
     ]);

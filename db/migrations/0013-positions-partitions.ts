@@ -9,8 +9,8 @@ import { sql, type Kysely } from 'kysely';
  *   those the existing rows need, from the oldest row of the last year through a week ahead.
  * - A DEFAULT partition takes every fix no daily partition covers: trackers with a lost clock send
  *   1970 or 2080, and an engine that has not run for a while has made no partition for today. Such
- *   fixes are stored and read like any other, never refused. It has its own index on fix time, for
- *   the engine's retention and for moving rows out of it when a partition for them is made.
+ *   fixes are stored and read like any other, never refused. It has its own index on fix time, to
+ *   find and move its rows into a partition made later for them.
  * - The primary key stays (device_id, fix_time). Partitioning by fix time keeps it unique: one
  *   device and fix time always route to the same partition, so a retransmitted fix still conflicts
  *   with its first copy and stays a no-op.

@@ -1,11 +1,13 @@
 import type { Db } from '../../db/database.ts';
-import { DAY_MS, expiredRanges, missingRanges, readyWindow } from '../../db/position-partition-plan.ts';
+import { DAY_MS, expiredRanges, missingRanges, readyWindow, type PartitionRange } from '../../db/position-partition-plan.ts';
 import {
   createPositionPartition,
   dropPositionPartition,
+  oldestDefaultFix,
   positionPartitions,
   pruneDefaultPositions,
   withPartitionLock,
+  type PositionPartitions,
 } from '../../db/position-partitions.ts';
 
 export interface PositionHistorySettings {
@@ -22,7 +24,7 @@ export interface PartitionMaintenance {
   /** Fixes the new partitions took over from the default partition. */
   movedFromDefault: number;
   dropped: string[];
-  /** Fixes deleted from the default partition for being past the retention. */
+  /** Fixes deleted from the default partition for having arrived longer ago than the retention. */
   prunedFromDefault: number;
   /** Another engine process held the maintenance lock, so this one left the partitions to it. */
   busy: boolean;
@@ -33,9 +35,25 @@ const MAX_STEPS = 1_000;
 const DEFAULT_PRUNE_BATCH = 5_000;
 
 /**
+ * The next partition to make: one missing from the ready window, or else one for the oldest fix the
+ * default partition holds between the cutoff and today (days no engine ran to make partitions for),
+ * so that those fixes, too, go with their day's partition instead of staying in the default one.
+ */
+async function nextRange(trx: Db, partitions: PositionPartitions, window: PartitionRange, settings: PositionHistorySettings, cutoff: number | undefined): Promise<PartitionRange | undefined> {
+  const ahead = missingRanges(partitions.ranges, window, settings.partitionDays)[0];
+  if (ahead || cutoff === undefined || !partitions.defaultPartition || cutoff >= window.from) return ahead;
+  const oldest = await oldestDefaultFix(trx, partitions.defaultPartition, new Date(cutoff), new Date(window.from));
+  if (!oldest) return undefined;
+  const t = oldest.getTime();
+  return missingRanges(partitions.ranges, { from: t, to: t + 1 }, settings.partitionDays).find((r) => r.from <= t && t < r.to);
+}
+
+/**
  * Keeps the position history's partitions: makes those missing from today through `aheadDays`
- * ahead, so that ingest's rows land in daily partitions rather than the default one; drops those
- * wholly past the retention; deletes expired fixes from the default partition in batches.
+ * ahead, so that ingest's rows land in daily partitions rather than the default one, and those for
+ * past days within the retention that the default partition holds fixes of; drops those wholly past
+ * the retention; deletes from the default partition the fixes that arrived longer ago than the
+ * retention.
  *
  * One partition per transaction, each re-reading the catalog under the maintenance lock: two engine
  * processes never both make (or drop) the same partition, and an exclusive lock is held for one
@@ -45,12 +63,13 @@ const DEFAULT_PRUNE_BATCH = 5_000;
 export async function maintainPositionPartitions(db: Db, settings: PositionHistorySettings, now = new Date()): Promise<PartitionMaintenance> {
   const result: PartitionMaintenance = { created: [], movedFromDefault: 0, dropped: [], prunedFromDefault: 0, busy: false };
   const window = readyWindow(now, settings.aheadDays);
+  const cutoff = settings.retentionDays === undefined ? undefined : now.getTime() - settings.retentionDays * DAY_MS;
 
   for (let step = 0; step < MAX_STEPS; step++) {
     const outcome = await withPartitionLock(db, async (trx) => {
-      const { ranges, defaultPartition } = await positionPartitions(trx);
-      const next = missingRanges(ranges, window, settings.partitionDays)[0];
-      return next ? createPositionPartition(trx, next, defaultPartition) : null;
+      const partitions = await positionPartitions(trx);
+      const next = await nextRange(trx, partitions, window, settings, cutoff);
+      return next ? createPositionPartition(trx, next, partitions.defaultPartition) : null;
     });
     if (outcome === undefined) return { ...result, busy: true };
     if (outcome === null) break;
@@ -58,8 +77,7 @@ export async function maintainPositionPartitions(db: Db, settings: PositionHisto
     result.movedFromDefault += outcome.moved;
   }
 
-  if (settings.retentionDays === undefined) return result;
-  const cutoff = now.getTime() - settings.retentionDays * DAY_MS;
+  if (cutoff === undefined) return result;
   for (let step = 0; step < MAX_STEPS; step++) {
     const outcome = await withPartitionLock(db, async (trx) => {
       const expired = expiredRanges((await positionPartitions(trx)).ranges, cutoff)[0];
