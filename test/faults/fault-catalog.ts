@@ -13,15 +13,25 @@ const REDIS_OUTAGE_MS = 3_000;
 const STALL_MS = 8_000;
 const REFUSE_MS = 3_000;
 
+/** While the engine is killed, the receiver is slow, so the process dies with deliveries in flight. */
+const SLOW_ANSWER_MS = 1_000;
+
 function killAndRestart(role: RoleName, evidence: Fault['evidence']): Fault {
+  const withDeliveriesInFlight = role === 'engine';
   return {
     name: `SIGKILL ${role}`,
-    does: `kill -9 the ${role} process, start it again ${RESTART_AFTER_MS / 1000} s later`,
-    async inject({ roles }: FaultContext): Promise<FaultWindow> {
+    does: `kill -9 the ${role} process, start it again ${RESTART_AFTER_MS / 1000} s later${withDeliveriesInFlight ? ` (the webhook receiver answering in ${SLOW_ANSWER_MS / 1000} s meanwhile, so webhook requests are in flight when it dies)` : ''}`,
+    async inject({ roles, receiver, ended }: FaultContext): Promise<FaultWindow> {
+      if (withDeliveriesInFlight) {
+        receiver.answerDelayMs = SLOW_ANSWER_MS;
+        await sleep(2 * SLOW_ANSWER_MS);
+      }
       const start = Date.now();
       await roles.kill(role);
+      receiver.answerDelayMs = 0;
       await sleep(RESTART_AFTER_MS);
       const end = Date.now();
+      ended(end);
       await roles.start(role);
       return { start, end };
     },
@@ -35,7 +45,9 @@ export const FAULTS: Fault[] = [
     const reconnected = run.trackers.filter((t) => t.reconnects > 0).length;
     return reconnected === run.trackers.length ? `all ${reconnected} trackers lost their connection and reconnected` : undefined;
   }),
-  killAndRestart('engine', (run) => (run.processesStarted === 4 && run.exits.every((e) => e.code === 0) ? 'the engine process was killed and a new one took over' : undefined)),
+  killAndRestart('engine', (run) =>
+    run.receiver.abandoned > 0 ? `it died with ${run.receiver.abandoned} webhook requests unanswered, sent again once their claims expired` : undefined,
+  ),
   killAndRestart('api', (run) => (run.api.failed > 0 ? `${run.api.failed} API requests failed while it was down` : undefined)),
   {
     name: 'Redis restart',
@@ -47,7 +59,8 @@ export const FAULTS: Fault[] = [
       await redis.start();
       return { start, end: Date.now() };
     },
-    evidence: (run) => (run.window.end - run.window.start >= REDIS_OUTAGE_MS ? 'Redis was down and came back empty' : undefined),
+    // The engine found its schedules gone and made them again: Redis really came back empty.
+    evidence: (run) => (/Redis had lost a schedule/.test(run.logs) ? 'Redis came back empty and the engine made its schedules again' : undefined),
   },
   {
     name: 'PostgreSQL cut off',

@@ -88,7 +88,11 @@ describe('faults', () => {
       process.stdout.write(`\nFaults, proven: ${settings}\n\n${table}\n\n`);
       mkdirSync(join(root, 'test/artifacts'), { recursive: true });
       const faults = FAULTS.map((f) => `- **${f.name}**: ${f.does}`).join('\n');
-      writeFileSync(join(root, 'test/artifacts/faults.md'), `# Faults, proven\n\n${new Date().toISOString()}: ${settings}.\n\n${faults}\n\n${table}\n`);
+      const details = rows.map((r) => `- **${r.fault}**: ${r.detail}`).join('\n');
+      writeFileSync(
+        join(root, 'test/artifacts/faults.md'),
+        `# Faults, proven\n\n${new Date().toISOString()}: ${settings}.\n\n${faults}\n\n${table}\n\nTimes from the end of the fault (the restart spawned, the server back, the receiver answering).\n\n${details}\n`,
+      );
     }
     if (suite) {
       await suite.redis.stop();

@@ -48,6 +48,8 @@ export interface FaultContext {
   receiver: WebhookReceiver;
   databaseName: string;
   adminUrl: string;
+  /** Tells the run the fault is over (before a restarted process is ready), so catching up is timed from then. */
+  ended(at: number): void;
 }
 
 /** When the fault began, and when the suite stopped causing it (a restart spawned, the server back). */
@@ -82,7 +84,7 @@ export interface RunResult {
   duplicateKeys: string[];
   /** Events a webhook registered before them should have received and did not (ids). */
   undelivered: string[];
-  receiver: { requests: number; badSignatures: number; refusals: number; stalled: number; delivered: number };
+  receiver: { requests: number; badSignatures: number; refusals: number; stalled: number; abandoned: number; delivered: number };
   travels: TravelState[];
   parked: { startAt: number; status: number; estimatedAt: Date | null };
   recovery: {
@@ -92,6 +94,8 @@ export interface RunResult {
     caughtUpMs: number | undefined;
     /** Fault end → the first API answer after it. */
     apiMs: number | undefined;
+    /** Fault end → each stage caught up: fixes acknowledged, evaluated by the engine, their events delivered. */
+    stagesMs: { acked: number | undefined; evaluated: number | undefined; delivered: number | undefined };
   };
   api: { ok: number; failed: number };
   crashed: RoleName[];
@@ -135,32 +139,47 @@ function probeApi(baseUrl: string, key: string): { results: Array<{ at: number; 
   return { results, stop: () => (stopped = true) };
 }
 
+/** When each stage of the pipeline had caught up with what was generated before the fault ended (wall clock). */
+export interface CatchUpStages {
+  acked: number | undefined;
+  evaluated: number | undefined;
+  delivered: number | undefined;
+}
+
 /**
  * Watches the pipeline catch up with what was generated before the fault ended: every such fix
  * acknowledged, evaluated by the engine, and the events it caused delivered to the webhook.
  */
 function watchCatchUp(
-  database: DatabaseHandle, accountId: number, trackers: SeededTracker[], receiver: WebhookReceiver, faultEnd: number, parkedImei: string,
-): { caughtUpAt: Promise<number | undefined>; stop(): void } {
+  database: DatabaseHandle, accountId: number, trackers: SeededTracker[], receiver: WebhookReceiver, faultEnd: () => number | undefined, parkedImei: string,
+): { caughtUpAt: Promise<number | undefined>; stages: CatchUpStages; stop(): void } {
   let stopped = false;
+  const stages: CatchUpStages = { acked: undefined, evaluated: undefined, delivered: undefined };
   const caughtUpAt = (async () => {
     while (!stopped) {
       try {
         const now = Date.now();
+        const end = faultEnd();
+        if (end === undefined) throw new Error('the fault is still on');
         const horizon = new Map<string, number>();
         let acked = true;
         for (const t of trackers) {
-          const before = t.generatedAt.filter((at) => at < faultEnd).length;
+          const before = t.generatedAt.filter((at) => at < end).length;
           if (before === 0) continue;
           horizon.set(t.imei, t.vehicle.fixes[before - 1]!.time.getTime());
           for (let k = 0; k < before; k++) if (t.ackedAt[k] === undefined) acked = false;
         }
         if (acked) {
+          stages.acked ??= now;
           const cursors = await engineCursors(database.db, accountId);
           if ([...horizon].every(([imei, t]) => (cursors.get(imei) ?? -1) >= t)) {
+            stages.evaluated ??= now;
             const events = await loggedEvents(database.db, accountId);
             const owed = events.filter((e) => e.imei !== null && horizon.has(e.imei) && e.occurredAt.getTime() <= horizon.get(e.imei)! && eventKey(e, parkedImei) !== undefined);
-            if (owed.every((e) => receiver.delivered.has(e.id))) return now;
+            if (owed.every((e) => receiver.delivered.has(e.id))) {
+              stages.delivered = now;
+              return now;
+            }
           }
         }
       } catch {
@@ -170,7 +189,7 @@ function watchCatchUp(
     }
     return undefined;
   })();
-  return { caughtUpAt, stop: () => (stopped = true) };
+  return { caughtUpAt, stages, stop: () => (stopped = true) };
 }
 
 /**
@@ -218,10 +237,13 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
     const api = probeApi(baseUrl, tenant.key);
 
     await sleep(Math.max(0, fleetStart + settings.faultAtMs - Date.now()));
+    // Watched from the start of the fault: a restarted process's start-up counts in its recovery.
+    let faultEnd: number | undefined;
+    const watch = watchCatchUp(database, tenant.accountId, trackers, receiver, () => faultEnd, fleet.parked.imei);
     const window = fault
-      ? await fault.inject({ roles, redis: suite.redis, receiver, databaseName, adminUrl: suite.adminUrl })
+      ? await fault.inject({ roles, redis: suite.redis, receiver, databaseName, adminUrl: suite.adminUrl, ended: (at) => (faultEnd ??= at) })
       : { start: Date.now(), end: Date.now() };
-    const watch = watchCatchUp(database, tenant.accountId, trackers, receiver, window.end, fleet.parked.imei);
+    faultEnd ??= window.end;
 
     // Settle: every fix acknowledged, every one evaluated, the parked van's travel started by the
     // schedules and its ETA refreshed since, then every event delivered.
@@ -276,13 +298,18 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
       keys,
       duplicateKeys: unmatched(keys, [...new Set(keys)]),
       undelivered: (await owed()).filter((e) => !receiver!.delivered.has(e.id)).map((e) => e.id),
-      receiver: { requests: receiver.requests, badSignatures: receiver.badSignatures, refusals: receiver.refusals, stalled: receiver.stalled, delivered: receiver.delivered.size },
+      receiver: { requests: receiver.requests, badSignatures: receiver.badSignatures, refusals: receiver.refusals, stalled: receiver.stalled, abandoned: receiver.abandoned, delivered: receiver.delivered.size },
       travels,
       parked: { startAt: parkedStartAt, ...parked },
       recovery: {
         firstAckMs: Number.isFinite(firstAck) ? firstAck - window.end : undefined,
         caughtUpMs: caughtUpAt === undefined ? undefined : Math.max(0, caughtUpAt - window.end),
         apiMs: firstApi ? Math.max(0, firstApi.at - window.end) : undefined,
+        stagesMs: {
+          acked: watch.stages.acked === undefined ? undefined : Math.max(0, watch.stages.acked - window.end),
+          evaluated: watch.stages.evaluated === undefined ? undefined : Math.max(0, watch.stages.evaluated - window.end),
+          delivered: watch.stages.delivered === undefined ? undefined : Math.max(0, watch.stages.delivered - window.end),
+        },
       },
       api: { ok: api.results.filter((r) => r.ok).length, failed: api.results.filter((r) => !r.ok).length },
       crashed,

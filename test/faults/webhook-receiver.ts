@@ -17,6 +17,10 @@ export class WebhookReceiver {
   badSignatures = 0;
   refusals = 0;
   stalled = 0;
+  /** Requests whose sender was gone by the time they were answered (it died, or timed out): not delivered. */
+  abandoned = 0;
+  /** A slow receiver answers each request this long after it arrived. */
+  answerDelayMs = 0;
   private mode: ReceiverMode = 'answer';
   private held: Array<{ id: string; res: ServerResponse }> = [];
   private secret: string | undefined;
@@ -71,13 +75,18 @@ export class WebhookReceiver {
     } else if (this.mode === 'stall') {
       this.stalled++;
       this.held.push({ id, res });
+    } else if (this.answerDelayMs > 0) {
+      setTimeout(() => this.answer(id, res), this.answerDelayMs);
     } else {
       this.answer(id, res);
     }
   }
 
   private answer(id: string, res: ServerResponse): void {
-    if (res.destroyed) return; // the sender gave up (its timeout): not delivered
+    if (res.destroyed) {
+      this.abandoned++; // the sender gave up (its timeout) or died: not delivered
+      return;
+    }
     res.writeHead(204).end();
     if (!this.delivered.has(id)) this.delivered.set(id, Date.now());
   }
