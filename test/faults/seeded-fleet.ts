@@ -90,9 +90,8 @@ export function fleetImei(seed: number, index: number): string {
 
 /**
  * The epoch of a suite's runs: the hour before the suite started, plus the seed's minutes. Fixed for
- * the whole suite (every run sends the same fix times), and recent, as live trackers' fixes are: the
- * engine drops positions past POSITIONS_RETENTION_DAYS, so a timeline months old would be deleted by
- * an engine that starts (or restarts) mid-run.
+ * the whole suite (every run sends the same fix times), and recent, as live trackers' fixes are: they
+ * go to the day's position partition, well inside POSITIONS_RETENTION_DAYS, as in production.
  */
 export function suiteEpoch(suiteStart: number, seed: number): Date {
   return new Date(Math.floor(suiteStart / 3_600_000) * 3_600_000 - 3_600_000 + (seed % 30) * 60_000);
