@@ -174,13 +174,13 @@ export function createApp(deps: AppDeps) {
     servers: [{ url: API_PREFIX }],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, { oauth2: [] }],
   });
-  api.use(
-    '*',
-    bodyLimit({
-      maxSize: deps.config.bodyLimitBytes,
-      onError: (c) => c.json(errorEnvelope(`Request body is larger than ${deps.config.bodyLimitBytes} bytes`), 413),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: deps.config.bodyLimitBytes,
+    onError: (c) => c.json(errorEnvelope(`Request body is larger than ${deps.config.bodyLimitBytes} bytes`), 413),
+  });
+  // GET and HEAD bodies are never read (Node discards them as they arrive); looking for one would
+  // build the full fetch Request of every read, a measurable share of the fleet-wide reads' time.
+  api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   api.use('*', failures.middleware());
   api.use('*', authenticate(db, log, credentials));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
