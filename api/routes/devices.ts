@@ -14,7 +14,7 @@ const listStatus = createRoute({
   summary: 'Latest status of every device the key may see',
   description: [
     'Sorted by vehicle name. A device that has never reported has null position fields and status Inactive.',
-    'Fleet-wide, so read at most twice a second per caller and shared by every request meanwhile: the answer is never older than one second, and `timestamp` says when it was read. A write through the API shows in the next answer.',
+    'Fleet-wide, so read at most every 400 ms per caller and shared by every request meanwhile: the answer is never older than one second, and `timestamp` says when it was read. A write through the API shows in the next answer.',
   ].join('\n\n'),
   middleware: [requirePermission('devices:read')] as const,
   responses: {

@@ -91,7 +91,7 @@ const VehiclePage = z
   .openapi('VehiclePage');
 
 const LIST_DESCRIPTION = [
-  'The vehicles the key\'s user may see, of the key\'s mode, ordered by name, then id (IMEI). `status` and `updated_at` are what GET /devices/status says at the same moment (`updated_at` is its lastReportUtc). Read at most twice a second per caller and shared by every request meanwhile, the list is never older than one second; a write through the API shows in the next answer.',
+  'The vehicles the key\'s user may see, of the key\'s mode, ordered by name, then id (IMEI). `status` and `updated_at` are what GET /devices/status says at the same moment (`updated_at` is its lastReportUtc). Read at most every 400 ms per caller and shared by every request meanwhile, the list is never older than one second; a write through the API shows in the next answer.',
   'Keyset pages: a page starts after the last (name, id) of the one before, so paging while vehicles are added, renamed or deleted never returns one twice nor skips one that existed throughout under the same name (a vehicle renamed meanwhile is shown at its new place, which may be on a later page again). The cursor holds no server state: any API process continues it. A cursor damaged or edited, of another list or another user or mode, or sent with other `status` or `q` is refused with 400.',
 ].join('\n\n');
 
