@@ -80,6 +80,8 @@ export interface AppDeps {
   oauth?: OAuthSettings;
   /** Serve GET /metrics on this app (default); false when METRICS_PORT serves it on a port of its own. */
   metrics?: boolean;
+  /** METRICS_TOKEN: GET /metrics asks for this bearer token; absent, it is open. */
+  metricsToken?: string;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -134,7 +136,7 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
   app.route('/', healthRoutes(db));
-  if (deps.metrics !== false) app.route('/', metricsRoutes(log));
+  if (deps.metrics !== false) app.route('/', metricsRoutes(log, { token: deps.metricsToken }));
   const failures = new FailedAuthenticationLimit(deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log);
   app.use('/oauth/*', async (c, next) => {
     await failures.refuseIfBlocked(c);

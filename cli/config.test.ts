@@ -179,6 +179,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes METRICS_PORT and a METRICS_TOKEN long enough not to be guessed', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'a-scrape-token-of-24chars' })).toMatchObject({ metricsPort: 9464, metricsToken: 'a-scrape-token-of-24chars' });
+    for (const token of ['short', 'has spaces in the token']) {
+      expect(startupErrorOf({ METRICS_TOKEN: token })).toBe('METRICS_TOKEN must be at least 16 characters, without spaces');
+    }
+  });
+
   it('rejects an unknown LOG_LEVEL, listing the levels', () => {
     expect(startupErrorOf({ LOG_LEVEL: 'verbose' })).toBe('LOG_LEVEL must be one of debug, info, warn, error, silent, got "verbose"');
     for (const level of ['debug', 'info', 'warn', 'error', 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);

@@ -40,6 +40,8 @@ export interface Config {
   osmandPort: number;
   /** METRICS_PORT: GET /metrics on a port of its own (and no longer on the API's); absent, on the API's port. */
   metricsPort: number | undefined;
+  /** METRICS_TOKEN: GET /metrics asks scrapers for this bearer token; absent, it is open. */
+  metricsToken: string | undefined;
   ingest: {
     idleTimeoutMs: number;
     maxBufferedBytes: number;
@@ -139,6 +141,13 @@ function autoFlag(name: string, raw: string | undefined): 'auto' | 'true' | 'fal
   return value;
 }
 
+/** A scrape token short enough to guess is refused at start rather than trusted. */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16 || /\s/.test(raw)) throw new StartupError('METRICS_TOKEN must be at least 16 characters, without spaces');
+  return raw;
+}
+
 function flag(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (!raw) return fallback;
@@ -200,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     osmandPort: integer(env, 'OSMAND_PORT', 5055, 0, 65535),
     metricsPort: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 9464, 0, 65535) : undefined,
+    metricsToken: metricsToken(env.METRICS_TOKEN),
     ingest: {
       idleTimeoutMs: integer(env, 'TRACKER_IDLE_TIMEOUT_S', 600, 10, 86_400) * 1000,
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),

@@ -18,8 +18,8 @@ let server: Serving;
 let key: string;
 let trackerPort: number;
 
-async function scrape(url: string): Promise<Sample[]> {
-  const response = await fetch(`${url}/metrics`);
+async function scrape(url: string, token?: string): Promise<Sample[]> {
+  const response = await fetch(`${url}/metrics`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return parsePrometheusText(await response.text());
@@ -152,20 +152,23 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('metrics of
   it('aggregates every process, on the API port and on METRICS_PORT', async () => {
     const cluster = await freshDatabase();
     const metricsPort = await freePort();
-    const serving = await serve({ ...cluster.env, REDIS_URL: process.env.REDIS_URL!, PORT: '0', METRICS_PORT: String(metricsPort) }, /listening on http/, [
+    const token = 'cluster-scrape-token-42';
+    const serving = await serve({ ...cluster.env, REDIS_URL: process.env.REDIS_URL!, PORT: '0', METRICS_PORT: String(metricsPort), METRICS_TOKEN: token }, /listening on http/, [
       '--processes', '2',
     ]);
     try {
       const both = Date.now() + 60_000;
       while ((serving.output().match(/API listening on/g) ?? []).length < 2 && Date.now() < both) await new Promise((r) => setTimeout(r, 100));
       const processes = (samples: Sample[]) => new Set(samples.filter((s) => s.name === 'fleetcore_engine_lag_seconds').map((s) => s.labels.process));
-      const viaPort = await scrape(`http://127.0.0.1:${metricsPort}`);
+      // METRICS_TOKEN holds on the primary's port: no token, no metrics.
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(401);
+      const viaPort = await scrape(`http://127.0.0.1:${metricsPort}`, token);
       expect(processes(viaPort).size).toBe(2);
       // The API port no longer serves it when METRICS_PORT does.
       expect((await fetch(`${serving.url}/metrics`)).status).toBe(404);
       // Both workers' HTTP counters arrive summed.
       for (let i = 0; i < 10; i++) await fetch(`${serving.url}/healthz`, { headers: { Connection: 'close' } });
-      const summed = await scrape(`http://127.0.0.1:${metricsPort}`);
+      const summed = await scrape(`http://127.0.0.1:${metricsPort}`, token);
       expect(sampleValue(summed, 'fleetcore_http_requests_total', { route: '/healthz', status: '200' })).toBe(10);
     } finally {
       serving.process.kill('SIGTERM');
@@ -174,13 +177,15 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('metrics of
     }
   }, 180_000);
 
-  it('answers a scrape on the API port of a cluster worker with every process', async () => {
+  it('answers a scrape on the API port of a cluster worker with every process, behind METRICS_TOKEN', async () => {
     const cluster = await freshDatabase();
-    const serving = await serve({ ...cluster.env, REDIS_URL: process.env.REDIS_URL!, PORT: '0' }, /listening on http/, ['--processes', '2']);
+    const token = 'worker-scrape-token-42';
+    const serving = await serve({ ...cluster.env, REDIS_URL: process.env.REDIS_URL!, PORT: '0', METRICS_TOKEN: token }, /listening on http/, ['--processes', '2']);
     try {
       const both = Date.now() + 60_000;
       while ((serving.output().match(/API listening on/g) ?? []).length < 2 && Date.now() < both) await new Promise((r) => setTimeout(r, 100));
-      const samples = await scrape(serving.url);
+      expect((await fetch(`${serving.url}/metrics`)).status).toBe(401);
+      const samples = await scrape(serving.url, token);
       expect(new Set(samples.filter((s) => s.name === 'fleetcore_engine_lag_seconds').map((s) => s.labels.process)).size).toBe(2);
     } finally {
       serving.process.kill('SIGTERM');

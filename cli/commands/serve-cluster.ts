@@ -10,12 +10,12 @@ import { startMetricsServer } from '../server/metrics-server.ts';
  * and acknowledging its in-flight batches first. GET /metrics, on any worker or on METRICS_PORT
  * (held by the primary), shows every process's metrics.
  */
-export async function runServeCluster(processes: number, log: Logger, metrics: { host: string; port: number | undefined }): Promise<void> {
+export async function runServeCluster(processes: number, log: Logger, metrics: { host: string; port: number | undefined; token?: string }): Promise<void> {
   let stopping = false;
   // Workers ask the primary for the whole cluster's metrics when scraped on the API port.
   const aggregator = serveClusterMetrics();
   if (metrics.port !== undefined) {
-    await startMetricsServer({ host: metrics.host, port: metrics.port }, log, async () => ({
+    await startMetricsServer({ host: metrics.host, port: metrics.port, token: metrics.token }, log, async () => ({
       contentType: aggregator.contentType, text: await aggregator.clusterMetrics(),
     }));
   }

@@ -25,7 +25,7 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   if (processes > 1 && cluster.isPrimary) {
     // The embedded database and the in-process queue live inside one process; copies need the servers.
     if (!config.databaseUrl || !config.redisUrl) throw new StartupError('--processes needs DATABASE_URL and REDIS_URL: the embedded database and queue cannot be shared');
-    return runServeCluster(processes, log, { host: config.host, port: config.metricsPort });
+    return runServeCluster(processes, log, { host: config.host, port: config.metricsPort, token: config.metricsToken });
   }
   const running = await startServer(config, log, roles);
   if (roles.has('api')) {

@@ -50,6 +50,7 @@ export async function startApiRole(
     },
     commandBus: deps.commandBus,
     metrics: deps.metricsOnApiPort,
+    metricsToken: config.metricsToken,
     authFailureLimiter: deps.authFailureLimiter,
     oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {

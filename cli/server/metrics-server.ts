@@ -8,12 +8,12 @@ import type { Logger } from '../../runtime/logger.ts';
 
 /** METRICS_PORT: GET /metrics on a port of its own, for a scraper on an internal network. */
 export async function startMetricsServer(
-  options: { host: string; port: number },
+  options: { host: string; port: number; token?: string },
   log: Logger,
   scrape?: () => Promise<MetricsText>,
 ): Promise<{ port: number; stop(): Promise<void> }> {
   const app = new Hono();
-  app.route('/', metricsRoutes(log, scrape));
+  app.route('/', metricsRoutes(log, { scrape, token: options.token }));
   app.notFound((c) => c.text('GET /metrics\n', 404));
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.requestTimeout = 30_000;

@@ -85,7 +85,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
   answerClusterMetrics();
   try {
     // In a cluster the primary serves METRICS_PORT for every process; alone, this process does.
-    const metrics = config.metricsPort !== undefined && !cluster.isWorker ? await startMetricsServer({ host: config.host, port: config.metricsPort }, log) : undefined;
+    const metrics = config.metricsPort !== undefined && !cluster.isWorker ? await startMetricsServer({ host: config.host, port: config.metricsPort, token: config.metricsToken }, log) : undefined;
     if (metrics) stack.push('metrics', metrics.stop);
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
     stack.push('database', () => database.close());
