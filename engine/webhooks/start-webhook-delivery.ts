@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
 import { claimDeliveries, dueDeliveries, fanOutEvents, finishAttempt, recordAttempts, releaseDelivery, type AttemptRecord, type ClaimedDelivery } from '../../db/webhook-deliveries.ts';
 import { engineMetrics } from '../engine-metrics.ts';
+import { jobRequestId } from '../observed-job.ts';
 import { StatementBatcher } from './statement-batcher.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Job, JobQueue, QueueBackend } from '../queue/job-queue.ts';
@@ -121,7 +122,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
       lane.active--;
       active--;
       pump(delivery.webhookId);
-    }).catch((error: Error) => log.warn('webhook delivery failed', { deliveryId: delivery.id, error: error.message }));
+    }).catch((error: Error) => log.warn('webhook delivery failed', { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.payload.id, error: error.message }));
     running.add(sending);
     void sending.finally(() => running.delete(sending));
   }
@@ -178,7 +179,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
       error: answer.error, outcome, nextAttemptAt, maxConsecutiveFailures: settings.maxConsecutiveFailures,
     };
     const { disabled } = outcome === 'succeeded' || outcome === 'retry' ? (await records.call(record), { disabled: false }) : await finishAttempt(db, record);
-    if (disabled) log.warn('webhook disabled', { webhookId: delivery.webhookId, status: answer.status, error: answer.error });
+    if (disabled) log.warn('webhook disabled', { webhookId: delivery.webhookId, deliveryId: delivery.id, eventId: delivery.payload.id, status: answer.status, error: answer.error });
     if (nextAttemptAt) await enqueueDeliveries(queue, [{ id: delivery.id, attempts: attempt, nextAttemptAt }]);
   }
 
@@ -225,7 +226,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
 
   const worker = backend.worker(WEBHOOKS_QUEUE, deliver, {
     concurrency: settings.concurrency,
-    onFailed: (job, error) => log.warn('webhook delivery job failed', { id: job.id, attempt: job.attempt, error: error.message }),
+    onFailed: (job, error) => log.warn('webhook delivery job failed', { jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job), error: error.message }),
   });
   // Everything pending when this process starts, each at its own time.
   await sweep();
