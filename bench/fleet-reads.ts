@@ -10,16 +10,14 @@ import { createApp } from '../api/app.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { DeviceSignals } from '../engine/device-signals.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
-import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
-import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { fixtures } from '../test/support/fixtures.ts';
-import { freePort, runTrackerLoad } from './tracker-load.ts';
+import { startBenchPipeline } from './bench-pipeline.ts';
+import { runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 13;
 const DEVICES = 1_000;
@@ -76,17 +74,7 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1`;
 
-    const engine = await startEngine(handle, queues, silentLogger, {
-      status: THRESHOLDS, eta: { roadFactor: 1.3, defaultSpeedKmh: 40 },
-      etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000,
-      retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
-    });
-    const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
-    const ingest = await startIngest(handle, silentLogger, {
-      host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
-      limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,
-      onDevicesUpdated: (ids) => signals.add(ids),
-    });
+    const pipeline = await startBenchPipeline(handle, queues);
     const endpoints = [
       [`GET /devices/status (${DEVICES} devices)`, `${base}/devices/status`],
       [`GET /vehicles (first page of 50)`, `${base}/vehicles`],
@@ -95,11 +83,11 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
     for (const [name, url] of endpoints) {
       // Trackers first, so the reads meet a pipeline already at speed; they stop with the reads.
       const load = withPipeline
-        ? runTrackerLoad(ingest.listeners[0]!.port, { devices: DEVICES, intervalMs: 100, recordsPerUpload: 10, durationMs: DURATION_MS + 4_000, warmupMs: 2_000, seed: SEED })
+        ? runTrackerLoad(pipeline.trackerPort, { devices: DEVICES, intervalMs: 100, recordsPerUpload: 10, durationMs: DURATION_MS + 4_000, warmupMs: 2_000, seed: SEED })
         : undefined;
       if (load) await new Promise((r) => setTimeout(r, 3_000));
       const result = await hammer(url, key, DURATION_MS);
-      const pipeline = await load;
+      const trackers = await load;
       const latency = summarise(result.latencies);
       const ages = summarise(result.ages);
       rows.push({
@@ -109,13 +97,12 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
         'p99 ms': Math.round(latency.p99 * 10) / 10,
         errors: result.errors,
         'oldest answer ms': result.ages.length > 0 ? Math.round(ages.max) : 'n/a',
-        'pipeline positions/s': pipeline ? Math.round(pipeline.ackedPerSec) : 'idle',
-        'ACK p99 ms': pipeline ? Math.round(pipeline.p99) : 'idle',
+        'pipeline positions/s': trackers ? Math.round(trackers.ackedPerSec) : 'idle',
+        'ACK p99 ms': trackers ? Math.round(trackers.p99) : 'idle',
       });
     }
-    await ingest.close();
-    await signals.close();
-    await engine.close();
+    await pipeline.stopIngest();
+    await pipeline.stopEngine();
     await new Promise((resolve) => http.close(resolve));
   } finally {
     await queues.close();

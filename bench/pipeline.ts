@@ -2,19 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { silentLogger } from '../runtime/logger.ts';
 import { createAccount } from '../db/accounts.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { DeviceSignals } from '../engine/device-signals.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
-import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
-import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { seedGrid } from './geofence-grid.ts';
-import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
+import { startBenchPipeline } from './bench-pipeline.ts';
+import { pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 9;
 const DURATION_MS = 25_000;
@@ -61,17 +58,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
 
     for (const [index, scenario] of SCENARIOS.entries()) {
       if (picked && !picked.includes(index + 1)) continue;
-      const engine = await startEngine(handle, queues, silentLogger, {
-        status: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, eta: { roadFactor: 1.3, defaultSpeedKmh: 40 },
-        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000,
-        retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
-      });
-      const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
-      const server = await startIngest(handle, silentLogger, {
-        host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
-        limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,
-        onDevicesUpdated: (ids) => signals.add(ids),
-      });
+      const pipeline = await startBenchPipeline(handle, queues);
       const startedAt = new Date();
       const seen = new Set<number>();
       const delays: number[] = [];
@@ -92,10 +79,9 @@ export default async function pipelineBench(args: string[]): Promise<void> {
           await new Promise((r) => setTimeout(r, 50));
         }
       })();
-      const load = await runTrackerLoad(server.listeners[0]!.port, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
+      const load = await runTrackerLoad(pipeline.trackerPort, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
       const seconds = (Date.now() - startedAt.getTime()) / 1000;
-      await server.close();
-      await signals.close();
+      await pipeline.stopIngest();
       // Let the engine finish what was committed, then count what it produced.
       const deadline = Date.now() + 60_000;
       for (;;) {
@@ -107,7 +93,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
       }
       polling = false;
       await poller;
-      await engine.close();
+      await pipeline.stopEngine();
       const { rows: produced } = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM geofence_events WHERE created_at >= ${startedAt.toISOString()}::timestamptz`.execute(handle.db);
       const latency = summarise(delays);

@@ -36,12 +36,19 @@ export const ingestMetrics = {
   batchSeconds: new prom.Histogram({
     name: 'fleetcore_group_commit_seconds', help: 'Time to write and commit one group-commit batch (retries included)', buckets: LATENCY_BUCKETS_S, registers,
   }),
-  waitingRows: new prom.Gauge({
-    name: 'fleetcore_group_commit_waiting_rows', help: 'Rows held by the commit wait list now (waiting or being written)', registers,
-  }),
 };
 
 const running = new Set<IngestCounters>();
+const writers = new Set<{ readonly held: { rows: number } }>();
+
+new prom.Gauge({
+  name: 'fleetcore_group_commit_waiting_rows', help: 'Rows held by the commit wait list now (waiting or being written)', registers,
+  collect() {
+    let rows = 0;
+    for (const writer of writers) rows += writer.held.rows;
+    this.set(rows);
+  },
+});
 
 /** The refusals and repairs ingest counts (IngestCounters), exported as counters of this process. */
 const COUNTED: Array<[keyof IngestCounters, string, string]> = [
@@ -65,8 +72,12 @@ for (const [field, name, help] of COUNTED) {
   });
 }
 
-/** Counts `counters` into the exported totals while its ingest runs. */
-export function exportIngestCounters(counters: IngestCounters): () => void {
+/** Counts `counters` and `writer`'s wait list into the exported figures while its ingest runs. */
+export function exportIngestCounters(counters: IngestCounters, writer: { readonly held: { rows: number } }): () => void {
   running.add(counters);
-  return () => running.delete(counters);
+  writers.add(writer);
+  return () => {
+    running.delete(counters);
+    writers.delete(writer);
+  };
 }

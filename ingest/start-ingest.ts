@@ -88,9 +88,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       maxWaitingBytes: options.maxWaitingBytes ?? DEFAULT_MAX_WAITING_BYTES,
     },
   );
-  const unexport = exportIngestCounters(counters);
-  const waitingRows = setInterval(() => ingestMetrics.waitingRows.set(writer.held.rows), 1_000);
-  waitingRows.unref();
+  const unexport = exportIngestCounters(counters, writer);
   const maxConnections = options.maxConnections ?? defaultMaxConnections();
   const listeners: TrackerListener[] = [];
   try {
@@ -110,7 +108,6 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       );
     }
   } catch (error) {
-    clearInterval(waitingRows);
     unexport();
     presence.shutdown();
     await Promise.all(listeners.map((l) => l.close()));
@@ -134,7 +131,6 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
     writer,
     async close() {
       clearInterval(countersLog);
-      clearInterval(waitingRows);
       // Every connection the shutdown closes is logged offline for that reason, before the database goes.
       presence.shutdown();
       await Promise.all(listeners.map((l) => l.close()));

@@ -13,6 +13,7 @@ import type { RouteDeps } from '../route-deps.ts';
 import { VehicleDetailSchema, VehicleSchema, vehicleDetailView, vehicleView } from '../views/vehicle-view.ts';
 
 const NOT_FOUND = 'Vehicle not found or no access';
+const utf8 = new TextEncoder();
 const IMEI = /^[0-9A-Za-z._-]{1,32}$/;
 const MAX_LIMIT = 500;
 const MAX_USERS = 1_000;
@@ -188,7 +189,7 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
       next_cursor: hasMore && last ? encodeNameCursor('vehicles', context, { name: last.name, id: last.imei }) : null,
     };
     if (!fromList) return c.json(answer, 200);
-    const body = new TextEncoder().encode(JSON.stringify(answer));
+    const body = utf8.encode(JSON.stringify(answer));
     if (list.answers.size < MAX_ANSWERS_PER_READ) list.answers.set(answerKey, body);
     return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
   });

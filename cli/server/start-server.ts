@@ -3,13 +3,16 @@ import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limite
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
+import { exportQueueDepth } from '../../engine/engine-metrics.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE } from '../../engine/start-engine.ts';
 import { WEBHOOKS_QUEUE } from '../../engine/webhooks/start-webhook-delivery.ts';
 import { InProcessCommandBus, type CommandBus } from '../../ingest/commands/command-bus.ts';
 import { RedisCommandBus } from '../../ingest/commands/redis-command-bus.ts';
+import { answerClusterMetrics } from '../../runtime/cluster-metrics.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { collectProcessMetrics } from '../../runtime/metrics.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { localBaseUrl } from '../commands/demo.ts';
 import type { Config } from '../config.ts';
@@ -19,9 +22,6 @@ import { startDemo } from './demo-role.ts';
 import { startEngineRole } from './engine-role.ts';
 import { startIngestRole } from './ingest-role.ts';
 import { startMetricsServer } from './metrics-server.ts';
-import { exportQueueDepth } from '../../engine/engine-metrics.ts';
-import { collectProcessMetrics } from '../../runtime/metrics.ts';
-import { answerClusterMetrics } from '../../runtime/cluster-metrics.ts';
 import { ShutdownStack } from './shutdown-stack.ts';
 
 export type Role = 'api' | 'ingest' | 'engine';
