@@ -16,7 +16,7 @@ export interface RouteDeps {
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
     /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
-    commands?: { safeStopKmh: number; maxAttempts: number };
+    commands?: { safeStopKmh: number; safeStopMaxFixAgeMs: number; maxAttempts: number };
   };
   /** Tells the engine when a travel must start; absent, the engine's periodic catch-up starts it. */
   travelSchedule?: TravelSchedule;

@@ -51,7 +51,7 @@ describe('loadConfig', () => {
         trips: { useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600 },
       },
       access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20 },
-      commands: { safeStopKmh: 20, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
+      commands: { safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
       demoSeed: 'auto',
       demoSimulate: 'auto',
     });
@@ -106,6 +106,7 @@ describe('loadConfig', () => {
       OAUTH_TOKEN_TTL_S: '900',
       AUTH_FAILURE_LIMIT: '50',
       COMMAND_SAFE_STOP_KMH: '15',
+      COMMAND_SAFE_STOP_MAX_FIX_AGE_S: '30',
       COMMAND_ANSWER_TIMEOUT_S: '45',
       COMMAND_MAX_ATTEMPTS: '5',
       COMMAND_SWEEP_S: '10',
@@ -152,7 +153,7 @@ describe('loadConfig', () => {
         trips: { useIgnition: true, minStopS: 120, minDistanceM: 50, minDurationS: 60, maxGapS: 900 },
       },
       access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50 },
-      commands: { safeStopKmh: 15, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
+      commands: { safeStopKmh: 15, safeStopMaxFixAgeMs: 30_000, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
       demoSeed: 'true',
       demoSimulate: 'false',
     });

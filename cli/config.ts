@@ -83,8 +83,10 @@ export interface Config {
     authFailureLimit: number;
   };
   commands: {
-    /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle's last fix is faster. */
+    /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle's current fix is faster. */
     safeStopKmh: number;
+    /** COMMAND_SAFE_STOP_MAX_FIX_AGE_S, in ms: an engine stop is judged only on a fix this recent, received on the current connection. */
+    safeStopMaxFixAgeMs: number;
     /** A sent command unanswered this long is sent again, or fails on its last attempt. */
     answerTimeoutMs: number;
     /** Sends of a command before it fails, when the request names none. */
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     commands: {
       safeStopKmh: integer(env, 'COMMAND_SAFE_STOP_KMH', 20, 0, 1000),
+      safeStopMaxFixAgeMs: integer(env, 'COMMAND_SAFE_STOP_MAX_FIX_AGE_S', 60, 5, 3600) * 1000,
       answerTimeoutMs: integer(env, 'COMMAND_ANSWER_TIMEOUT_S', 30, 1, 3600) * 1000,
       maxAttempts: integer(env, 'COMMAND_MAX_ATTEMPTS', 3, 1, 10),
       sweepMs: integer(env, 'COMMAND_SWEEP_S', 5, 1, 3600) * 1000,

@@ -25,7 +25,7 @@ export interface CommandRow {
   params: Record<string, unknown>;
   text: string | null;
   status: CommandStatus;
-  /** Why a queued command waits (the safety rule), or why it failed. */
+  /** Why an open command waits before its next send (the safety rule), or why it failed. */
   status_reason: string | null;
   attempts: number;
   max_attempts: number;
@@ -180,10 +180,13 @@ export async function failCommand(db: Db, id: string, reason: string, response: 
   return row;
 }
 
-/** Why a queued command still waits (null: it no longer does). Undefined if it is not queued any more. */
+/**
+ * Why an open command waits before its next send (null: it no longer does): a queued one, or a sent
+ * one whose resend on a new connection is held. Undefined if it is not open any more.
+ */
 export async function holdCommand(db: Db, id: string, reason: string | null): Promise<CommandRow | undefined> {
   const { rows } = await sql<CommandRow>`
-    UPDATE commands SET status_reason = ${reason} WHERE id = ${id} AND status = 'queued' RETURNING ${COLUMNS}
+    UPDATE commands SET status_reason = ${reason} WHERE id = ${id} AND status IN ('queued', 'sent') RETURNING ${COLUMNS}
   `.execute(db);
   return rows[0];
 }

@@ -53,18 +53,20 @@ export async function commandPage(db: Db, scope: AccessScope, page: CommandPageQ
   return rows;
 }
 
-/** A device a command may be sent to: visible to the key, with its protocol and its last fix's speed (null before its first). */
+/** A device a command may be sent to: visible to the key, with its protocol and its newest stored fix (nulls before its first). */
 export interface CommandTarget {
   id: number;
   imei: string;
   protocol: string | null;
   last_speed_kmh: number | null;
+  last_fix_time: Date | null;
+  last_fix_valid: boolean | null;
 }
 
 /** The device a key may send a command to, in one query: the same visibility as its commands. */
 export async function commandTarget(db: Db, scope: AccessScope, imei: string): Promise<CommandTarget | undefined> {
   const { rows } = await sql<CommandTarget>`
-    SELECT d.id, d.imei, d.protocol, CASE WHEN s.fix_time IS NULL THEN NULL ELSE coalesce(s.speed_kmh, 0) END AS last_speed_kmh
+    SELECT d.id, d.imei, d.protocol, s.speed_kmh AS last_speed_kmh, s.fix_time AS last_fix_time, s.valid AS last_fix_valid
     FROM devices d LEFT JOIN device_states s ON s.device_id = d.id
     WHERE d.imei = ${imei} AND d.account_id = ${scope.accountId} AND d.mode = ${scope.mode}
       AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = ${scope.userId} AND ud.device_id = d.id)

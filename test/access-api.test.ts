@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = await startTestApp();
   const { user } = await t.fixtures.tenant();
   userId = user.id;
-  admin = (await t.fixtures.key(user.id, { permissions: ['*', 'keys:write'] })).key;
+  admin = (await t.fixtures.key(user.id, { permissions: ['*', 'keys:write', 'audit:read'] })).key;
 });
 afterAll(async () => {
   await t?.close();
@@ -152,6 +152,9 @@ describe('the audit log', () => {
       expect(new Set(families.body.data.map((e: any) => e.action.split('.')[0]))).toEqual(new Set(['webhook']));
       const noAudit = (await t.fixtures.key(userId, { permissions: ['devices:read'] })).key;
       expect((await t.json('/api/v1/audit', { key: noAudit })).status).toBe(403);
+      // Who did what from where is for those granted it by name: * does not carry it.
+      const star = (await t.fixtures.key(userId, { permissions: ['*', 'keys:write'] })).key;
+      expect(await t.json('/api/v1/audit', { key: star })).toMatchObject({ status: 403, body: { error: 'This API key lacks the audit:read permission' } });
     } finally {
       await http.close();
     }

@@ -29,7 +29,7 @@ beforeAll(async () => {
   accountId = account.id;
   const user = await t.fixtures.user(account.id);
   userId = user.id;
-  const row = await t.fixtures.key(user.id, { permissions: ['*', 'commands:write'] });
+  const row = await t.fixtures.key(user.id, { permissions: ['*', 'commands:write', 'commands:custom', 'audit:read'] });
   key = row.key;
   keyPrefix = row.prefix;
   teltonika = await t.fixtures.device(account.id, { userIds: [user.id], protocol: 'teltonika', name: 'Teltonika truck' });
@@ -130,9 +130,10 @@ describe('POST /commands', () => {
     expect(theirs.body.data.id).not.toBe(first.body.data.id);
   });
 
-  it('holds an engine stop while the last fix is faster than 20 km/h, unless forced', async () => {
+  it('says why an engine stop waits: a fix faster than 20 km/h, or no current valid fix; force overrides', async () => {
+    const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000);
     const fast = await t.fixtures.device(accountId, { userIds: [userId], protocol: 'teltonika' });
-    await t.fixtures.fix(fast.id, { fixTime: new Date(), valid: true, latitude: 19.4, longitude: -99.1, speedKmh: 64 });
+    await t.fixtures.fix(fast.id, { fixTime: at(1), valid: true, latitude: 19.4, longitude: -99.1, speedKmh: 64 });
     const held = await post({ deviceId: fast.imei, type: 'engine_stop' });
     expect(held.body.data).toMatchObject({ status: 'queued', reason: 'waiting for the vehicle to slow down' });
     const forced = await post({ deviceId: fast.imei, type: 'engine_stop', params: { force: true } });
@@ -140,8 +141,40 @@ describe('POST /commands', () => {
     // Other types are never held.
     expect((await post({ deviceId: fast.imei, type: 'siren_on' })).body.data.reason).toBeNull();
     const slow = await t.fixtures.device(accountId, { userIds: [userId], protocol: 'teltonika' });
-    await t.fixtures.fix(slow.id, { fixTime: new Date(), valid: true, latitude: 19.4, longitude: -99.1, speedKmh: 20 });
+    await t.fixtures.fix(slow.id, { fixTime: at(1), valid: true, latitude: 19.4, longitude: -99.1, speedKmh: 20 });
     expect((await post({ deviceId: slow.imei, type: 'engine_stop' })).body.data.reason).toBeNull();
+    // A parked fix from minutes ago, an invalid one, or none at all: nothing says how fast it goes now.
+    const parkedLongAgo = await t.fixtures.device(accountId, { userIds: [userId], protocol: 'teltonika' });
+    await t.fixtures.fix(parkedLongAgo.id, { fixTime: at(300), valid: true, latitude: 19.4, longitude: -99.1, speedKmh: 0 });
+    const invalid = await t.fixtures.device(accountId, { userIds: [userId], protocol: 'teltonika' });
+    await t.fixtures.fix(invalid.id, { fixTime: at(1), valid: false, latitude: 19.4, longitude: -99.1, speedKmh: 0 });
+    const neverReported = await t.fixtures.device(accountId, { userIds: [userId], protocol: 'teltonika' });
+    for (const device of [parkedLongAgo, invalid, neverReported]) {
+      expect((await post({ deviceId: device.imei, type: 'engine_stop' })).body.data).toMatchObject({ status: 'queued', reason: 'waiting for a current fix from the vehicle' });
+    }
+  });
+
+  it('sends raw text only with commands:custom, granted by name, and audits it with its text and without device passwords', async () => {
+    const writer = (await t.fixtures.key(userId, { permissions: ['*', 'commands:write'] })).key;
+    const refused = await post({ deviceId: teltonika.imei, type: 'custom', text: 'setdigout 1' }, { key: writer });
+    expect(refused).toMatchObject({ status: 403, body: { error: expect.stringMatching(/lacks the commands:custom permission/) } });
+    const custom = (await t.fixtures.key(userId, { permissions: ['commands:write', 'commands:custom'] })).key;
+    const sent = await post({ deviceId: teltonika.imei, type: 'custom', text: 'setdigout 1' }, { key: custom });
+    expect(sent).toMatchObject({ status: 202, body: { data: { type: 'custom', text: 'setdigout 1' } } });
+    // Typed commands still need only commands:write.
+    expect((await post({ deviceId: gt06.imei, type: 'engine_resume' }, { key: writer })).status).toBe(202);
+
+    const dyd = await post({ deviceId: gt06.imei, type: 'engine_stop', params: { variant: 'dyd', password: '654321', force: true } });
+    expect(dyd.status).toBe(202);
+    expect(dyd.body.data.params).toEqual({ variant: 'dyd', password: '[redacted]', force: true });
+    const stored = await sql<{ params: Record<string, unknown> }>`SELECT params FROM commands WHERE id = ${dyd.body.data.id}`.execute(t.database.db);
+    expect(stored.rows[0]!.params.password).toBe('654321');
+
+    const audit = await t.json('/api/v1/audit?action=command.created&limit=500', { key });
+    const entry = (id: string) => audit.body.data.find((e: any) => e.target.id === id);
+    expect(entry(sent.body.data.id).details).toMatchObject({ type: 'custom', text: 'setdigout 1' });
+    expect(entry(dyd.body.data.id).details.params).toEqual({ variant: 'dyd', password: '[redacted]', force: true });
+    expect(JSON.stringify(audit.body)).not.toContain('654321');
   });
 });
 

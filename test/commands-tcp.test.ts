@@ -51,7 +51,7 @@ beforeAll(async () => {
   const setup = await openDatabase({ databaseUrl: fresh.env.DATABASE_URL, dataDir: fresh.dataDir ?? '', embedded: 'own' });
   const make = fixtures(setup.db);
   const { account, user } = await make.tenant();
-  key = (await make.key(user.id, { permissions: ['*', 'commands:write'] })).key;
+  key = (await make.key(user.id, { permissions: ['*', 'commands:write', 'commands:custom'] })).key;
   for (const [name, protocol] of [
     ['stop', 'teltonika'], ['gt06', 'gt06'], ['offline', 'teltonika'], ['dropped', 'teltonika'], ['silent', 'teltonika'],
     ['expiring', 'teltonika'], ['fast', 'teltonika'], ['refusing', 'teltonika'],

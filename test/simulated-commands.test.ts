@@ -25,7 +25,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   bus = new InProcessCommandBus();
   // A sweep of its own every 200 ms: it also stands in for a notification, as one queued here sends none.
-  delivery = new CommandDelivery(database.db, bus, silentLogger, { answerTimeoutMs: 5_000, safeStopKmh: 20, sweepMs: 200 });
+  delivery = new CommandDelivery(database.db, bus, silentLogger, { answerTimeoutMs: 5_000, safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, sweepMs: 200 });
   await delivery.start();
 }, 60_000);
 

@@ -20,9 +20,10 @@ export const PERMISSION_CATALOG = {
   'webhooks:write': 'register, change, test and delete webhooks; retry deliveries',
   'commands:read': 'remote commands and their state',
   'commands:write': 'send and cancel remote commands (engine cut-off...); only when granted by name',
+  'commands:custom': 'send raw `custom` command text, which no safety rule can read (with commands:write); only when granted by name',
   'keys:read': 'the user\'s API keys and OAuth clients (never their secrets)',
   'keys:write': 'create and revoke API keys and OAuth clients; only when granted by name',
-  'audit:read': 'the audit log of access, webhook and command changes',
+  'audit:read': 'the audit log of access, webhook and command changes; only when granted by name',
 } as const;
 
 export type Permission = keyof typeof PERMISSION_CATALOG;
@@ -31,11 +32,12 @@ export const PERMISSIONS = Object.keys(PERMISSION_CATALOG) as Permission[];
 export const ALL_PERMISSIONS = '*';
 
 /**
- * Permissions `*` does not include: sending commands can stop a vehicle, and minting credentials
- * hands access on, so a key or client holds them only when someone names them
- * (`--permissions '*,commands:write'`).
+ * Permissions `*` does not include: sending commands can stop a vehicle, raw command text can do
+ * anything the tracker accepts with no safety rule in the way, minting credentials hands access on,
+ * and the audit log tells who did what from where; so a key or client holds them only when someone
+ * names them (`--permissions '*,commands:write'`).
  */
-export const NAMED_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['commands:write', 'keys:write']);
+export const NAMED_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['commands:write', 'commands:custom', 'keys:write', 'audit:read']);
 
 export class PermissionListError extends Error {
   override name = 'PermissionListError';

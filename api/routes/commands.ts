@@ -2,10 +2,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { cancelQueuedCommand, queueCommand, type CommandRow } from '../../db/commands.ts';
 import type { CommandStatus } from '../../db/schema.ts';
-import { commandPage, commandTarget, visibleCommand } from '../../db/visible-commands.ts';
+import { commandPage, commandTarget, visibleCommand, type CommandTarget } from '../../db/visible-commands.ts';
 import { COMMAND_TYPES, CommandNotEncodable, type CommandRequest } from '../../ingest/commands/command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from '../../ingest/commands/command-encoders.ts';
+import { redactedCommand } from '../../ingest/commands/command-redaction.ts';
 import { safeStopHold } from '../../ingest/commands/safe-stop-rule.ts';
+import { grants } from '../auth/permissions.ts';
 import { recordAudit } from '../../db/audit-log.ts';
 import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
@@ -73,7 +75,8 @@ const CommandPage = z
 const LIFECYCLE = [
   'A command is a record first: `queued` (waiting for the device\'s connection, or for the vehicle to slow down, see `reason`), `sent` (written to the tracker\'s connection), then `acknowledged` (the tracker answered; `response` holds the answer), `failed` (the tracker refused it, or its last attempt went unanswered; `error` says which), `expired` (`ttlSeconds` passed first) or `cancelled` (DELETE before it was sent).',
   'A device gets its commands one at a time, oldest first, right after it logs in or as soon as one is queued while it is connected. Each change of state is an event: command.sent, command.acknowledged, command.failed, command.expired, command.cancelled.',
-  'Safety: an engine_stop is held while the vehicle\'s last fix is faster than COMMAND_SAFE_STOP_KMH (default 20 km/h), and sent when a slower fix arrives; `params.force: true` overrides.',
+  'Safety: an engine_stop goes only on a current fix (at most COMMAND_SAFE_STOP_MAX_FIX_AGE_S old, default 60 s, valid, received on the tracker\'s current connection) at or below COMMAND_SAFE_STOP_KMH (default 20 km/h); until then it waits, `reason` saying for what. It is judged at every send: one sent on a connection that closed unanswered is judged again before it is sent on the next. `params.force: true` overrides.',
+  'Raw `custom` text reaches the tracker as written, and no safety rule can read it (it may cut the engine at speed): it needs `commands:custom` besides `commands:write`, both granted by name only, and every raw command is kept in the audit log with its text. Device passwords (params such as `password`, the password field of a Queclink `AT+GT...=` text) are shown as `[redacted]` in the audit log and in these answers.',
 ].join('\n\n');
 
 /** The Commands tag's description in the OpenAPI document: the lifecycle, what each protocol is sent, the safety rule. */
@@ -82,7 +85,7 @@ export const COMMANDS_GUIDE = [
   [
     '```',
     'POST ─▶ queued ─(its turn on the device\'s connection)─▶ sent ─(the tracker\'s answer)─▶ acknowledged',
-    '          │  └ held: engine_stop above COMMAND_SAFE_STOP_KMH     ├─(refused, or last attempt unanswered)─▶ failed',
+    '          │  └ held: engine_stop without a current slow fix       ├─(refused, or last attempt unanswered)─▶ failed',
     '          ├─(DELETE)─▶ cancelled                                 └─(connection closed, attempts left: sent again on the next)',
     '          └─(ttlSeconds passed, queued or sent)─▶ expired',
     '```',
@@ -104,7 +107,7 @@ export const COMMANDS_GUIDE = [
 const routes = {
   create: createRoute({
     method: 'post', path: '/commands', tags: ['Commands'], summary: 'Send a command to a tracker: engine cut-off and resume, siren, photo, or raw text',
-    description: `${LIFECYCLE}\n\nThe key needs the commands:write permission, which \`*\` does not include: it must be granted by name.`,
+    description: `${LIFECYCLE}\n\nThe key needs the commands:write permission, and for \`custom\` also commands:custom; \`*\` includes neither: they must be granted by name.`,
     middleware: [requirePermission('commands:write')] as const,
     request: {
       headers: z.object({ 'idempotency-key': z.string().max(202).optional().openapi({ description: 'The same as idempotencyKey in the body' }) }),
@@ -117,6 +120,7 @@ const routes = {
       },
       ...errorResponses(
         [400, 'Invalid field, a type the device\'s protocol cannot express (the message names the protocol), or params that protocol cannot take'],
+        [403, 'The key lacks commands:write, or commands:custom for a custom command'],
         [404, DEVICE_NOT_FOUND],
         [413, 'Body too large'],
         [415, 'Not JSON'],
@@ -171,6 +175,10 @@ const sameRequest = (first: CommandRow, again: Pick<CommandRow, 'device_id' | 't
   first.device_id === again.device_id && first.type === again.type && first.text === again.text &&
   first.max_attempts === again.max_attempts && isDeepStrictEqual(first.params, again.params);
 
+/** The device's newest stored fix as the safe-stop rule reads it. */
+const storedFix = (t: CommandTarget) =>
+  t.last_fix_time === null ? undefined : { speedKmh: t.last_speed_kmh, fixTime: t.last_fix_time, valid: t.last_fix_valid === true };
+
 /** Refuses what the device's protocol cannot carry, before anything is stored, with the encoder's own words. */
 function checkEncodable(protocol: string | null, imei: string, request: CommandRequest): void {
   const unsupported = unsupportedReason(protocol, request.type);
@@ -185,7 +193,7 @@ function checkEncodable(protocol: string | null, imei: string, request: CommandR
 
 export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
-  const safeStopKmh = config.commands?.safeStopKmh ?? 20;
+  const safeStop = { thresholdKmh: config.commands?.safeStopKmh ?? 20, maxFixAgeMs: config.commands?.safeStopMaxFixAgeMs ?? 60_000 };
   const defaultAttempts = config.commands?.maxAttempts ?? 3;
 
   // The holder of the device's connection is told at once; if the message is lost, its sweep finds the command.
@@ -206,6 +214,9 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
     if (params.force !== undefined && typeof params.force !== 'boolean') throw new ApiError(400, 'params.force must be true or false');
     if (body.type === 'custom' && body.text === undefined) throw new ApiError(400, 'text is required for a custom command');
     if (body.type !== 'custom' && body.text !== undefined) throw new ApiError(400, 'text is only for custom commands; the other types are encoded from type and params');
+    if (body.type === 'custom' && !grants(principal.permissions, 'commands:custom')) {
+      throw new ApiError(403, 'This API key lacks the commands:custom permission (raw command text is granted by name only)');
+    }
 
     const vehicle = await commandTarget(db, scope, body.deviceId);
     if (!vehicle) throw new ApiError(404, DEVICE_NOT_FOUND);
@@ -220,12 +231,14 @@ export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {
       oauthClientId: principal.credential.kind === 'oauth_token' ? principal.credential.clientId : null,
       type: body.type, params, text: body.text ?? null, idempotencyKey: fromHeader ?? body.idempotencyKey ?? null,
       expiresAt: new Date(Date.now() + (body.ttlSeconds ?? DEFAULT_TTL_S) * 1000), maxAttempts,
-      requestedFrom: clientAddress(c), holdReason: safeStopHold(request, vehicle.last_speed_kmh, safeStopKmh),
+      // A first word for the dispatcher; the connection's holder judges again on its own connection's fixes before it sends.
+      requestedFrom: clientAddress(c), holdReason: safeStopHold(request, storedFix(vehicle), safeStop),
       });
       if (queued.created) {
+        const shown = redactedCommand(request);
         await recordAudit(trx, auditActor(c), {
           action: 'command.created', targetType: 'command', targetId: queued.command.id,
-          details: { deviceId: vehicle.imei, type: body.type, params, ...(body.text === undefined ? {} : { text: body.text }) },
+          details: { deviceId: vehicle.imei, type: body.type, params: shown.params, ...(shown.text === undefined ? {} : { text: shown.text }) },
         });
       }
       return queued;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { VisibleCommandRow } from '../../db/visible-commands.ts';
 import { COMMAND_TYPES } from '../../ingest/commands/command-catalog.ts';
+import { redactedCommand } from '../../ingest/commands/command-redaction.ts';
 
 export const COMMAND_STATUSES = ['queued', 'sent', 'acknowledged', 'failed', 'expired', 'cancelled'] as const;
 
@@ -11,10 +12,13 @@ export const CommandSchema = z
     id: z.string().openapi({ example: '88' }),
     deviceId: z.string().openapi({ description: 'The IMEI', example: '356307042441013' }),
     type: z.enum(COMMAND_TYPES),
-    params: z.record(z.string(), z.unknown()).openapi({ example: {} }),
-    text: z.string().nullable().openapi({ description: 'The raw text of a custom command' }),
+    params: z.record(z.string(), z.unknown()).openapi({ example: {}, description: 'As sent, with device passwords shown as `[redacted]`' }),
+    text: z.string().nullable().openapi({ description: 'The raw text of a custom command (a Queclink password field shown as `[redacted]`)' }),
     status: z.enum(COMMAND_STATUSES),
-    reason: z.string().nullable().openapi({ description: 'Why a queued command has not been sent yet: `waiting for the vehicle to slow down` (the safe stop rule)', example: null }),
+    reason: z.string().nullable().openapi({
+      description: 'Why a queued command has not been sent yet, or a sent one not sent again on the tracker\'s new connection: `waiting for a current fix from the vehicle` or `waiting for the vehicle to slow down` (the safe stop rule)',
+      example: null,
+    }),
     attempts: z.number().int().openapi({ description: 'Times it was written to a tracker connection' }),
     maxAttempts: z.number().int().openapi({ description: 'Sends before an unanswered command fails' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
@@ -43,14 +47,15 @@ export type CommandView = z.infer<typeof CommandSchema>;
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 export function commandView(c: VisibleCommandRow): CommandView {
+  const shown = redactedCommand({ params: c.params, ...(c.text === null ? {} : { text: c.text }) });
   return {
     id: c.id,
     deviceId: c.imei,
     type: c.type,
-    params: c.params,
-    text: c.text,
+    params: shown.params,
+    text: shown.text ?? null,
     status: c.status,
-    reason: c.status === 'queued' ? c.status_reason : null,
+    reason: c.status === 'queued' || c.status === 'sent' ? c.status_reason : null,
     attempts: c.attempts,
     maxAttempts: c.max_attempts,
     createdAt: c.created_at.toISOString(),

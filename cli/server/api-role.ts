@@ -46,7 +46,7 @@ export async function startApiRole(
     config: {
       ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 },
       tripMaxGapS: config.engine.trips.maxGapS,
-      commands: { safeStopKmh: config.commands.safeStopKmh, maxAttempts: config.commands.maxAttempts },
+      commands: { safeStopKmh: config.commands.safeStopKmh, safeStopMaxFixAgeMs: config.commands.safeStopMaxFixAgeMs, maxAttempts: config.commands.maxAttempts },
     },
     commandBus: deps.commandBus,
     metrics: deps.metricsOnApiPort,

@@ -8,7 +8,6 @@ import {
   type CommandRow,
 } from '../../db/commands.ts';
 import type { Db } from '../../db/database.ts';
-import { lastFixSpeed } from '../../db/device-states.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { CommandAnswer } from '../protocol.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
@@ -16,7 +15,7 @@ import { answerRefuses } from './answer-outcome.ts';
 import type { CommandBus } from './command-bus.ts';
 import { CommandNotEncodable, commandSerial, type CommandRequest } from './command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
-import { safeStopHold } from './safe-stop-rule.ts';
+import { newestFix, safeStopHold, type SpeedEvidence } from './safe-stop-rule.ts';
 
 /** A tracker connection identified as a device, as the command delivery uses it. */
 export interface CommandLink {
@@ -33,6 +32,8 @@ export interface CommandDeliverySettings {
   answerTimeoutMs: number;
   /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle is faster than this. */
   safeStopKmh: number;
+  /** COMMAND_SAFE_STOP_MAX_FIX_AGE_S, in ms: an engine stop is judged only on a fix this recent. */
+  safeStopMaxFixAgeMs: number;
   /** How often the connected devices' commands are looked at without being told (lost notifications, held commands). */
   sweepMs: number;
 }
@@ -47,8 +48,13 @@ interface AwaitedAnswer {
 interface DeviceLine {
   link: CommandLink;
   awaiting: AwaitedAnswer | undefined;
-  /** The oldest command is an engine stop waiting for the vehicle to slow down. */
+  /** The oldest command is an engine stop waiting for a current, slow fix. */
   held: boolean;
+  /**
+   * The newest fix (by fix time) stored from this connection: the only evidence of speed an engine
+   * stop is judged on. What the device reported before it identified on this connection is not.
+   */
+  fix: SpeedEvidence | undefined;
   /** Every database step of a device runs in order, one at a time. */
   chain: Promise<void>;
   pumpQueued: boolean;
@@ -87,7 +93,7 @@ export class CommandDelivery {
 
   /** A connection identified as its device: it gets what is owed to it. */
   attach(link: CommandLink): void {
-    const line: DeviceLine = { link, awaiting: undefined, held: false, chain: Promise.resolve(), pumpQueued: false, closed: false };
+    const line: DeviceLine = { link, awaiting: undefined, held: false, fix: undefined, chain: Promise.resolve(), pumpQueued: false, closed: false };
     this.lines.set(link.deviceId, line);
     this.bus.claim(link.deviceId);
     this.pump(line);
@@ -122,10 +128,13 @@ export class CommandDelivery {
     this.run(line, () => this.settle(line, answer));
   }
 
-  /** New fixes of the device were stored: a held engine stop may go now. */
-  fixesStored(link: CommandLink): void {
+  /** Fixes this connection carried were stored: the vehicle's speed is known afresh, and a held engine stop may go now. */
+  fixesStored(link: CommandLink, fixes: readonly SpeedEvidence[]): void {
     const line = this.lines.get(link.deviceId);
-    if (line?.link === link && line.held) this.pump(line);
+    if (line?.link !== link || fixes.length === 0) return;
+    const { speedKmh, fixTime, valid } = newestFix(fixes, line.fix)!;
+    line.fix = { speedKmh, fixTime, valid };
+    if (line.held) this.pump(line);
   }
 
   async close(): Promise<void> {
@@ -159,13 +168,12 @@ export class CommandDelivery {
         line.held = false;
         return;
       }
-      if (next.status === 'queued') {
-        const hold = safeStopHold(next, await lastFixSpeed(this.db, link.deviceId), this.settings.safeStopKmh);
-        line.held = hold !== null;
-        if (hold !== null) {
-          if (next.status_reason !== hold) await holdCommand(this.db, next.id, hold);
-          return;
-        }
+      // Judged at every send, a resend on a later connection too: the truck may be moving by now.
+      const hold = safeStopHold(next, line.fix, { thresholdKmh: this.settings.safeStopKmh, maxFixAgeMs: this.settings.safeStopMaxFixAgeMs });
+      line.held = hold !== null;
+      if (hold !== null) {
+        if (next.status_reason !== hold) await holdCommand(this.db, next.id, hold);
+        return;
       }
       if (next.attempts >= next.max_attempts) {
         await this.fail(next, `no answer after ${next.attempts} of ${next.max_attempts} attempts`);
