@@ -8,8 +8,18 @@ describe('addresses webhooks may not reach', () => {
     '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.127.255.254',
     '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fc00::1', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1',
     '::ffff:10.0.0.1', '::ffff:169.254.169.254',
+    // Local-use NAT64 (RFC 8215): a translator of the server's own network turns these into IPv4 addresses.
+    '64:ff9b:1::1', '64:ff9b:1:ffff:ffff::a00:1', '64:ff9b:1:0:0:0:7f00:1',
+    // 6to4 embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1), and a relay on the way may deliver to it.
+    '2002:7f00:1::1', '2002:a9fe:a9fe::1', '2002:808:808::1',
+    // IPv4-compatible (::/96, deprecated): the last 32 bits are an IPv4 address.
+    '::7f00:1', '::127.0.0.1', '::a00:1', '::169.254.169.254', '::8.8.8.8', '::2',
   ];
-  const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+  const allowed = [
+    '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8',
+    // Next to the refused ranges, not in them.
+    '64:ff9b:2::1', '2003::1', '2001:4860:4860::8888', '::1:0:0:1',
+  ];
   it.each(refused)('refuses %s', (address) => expect(refusedAddressReason(address)).toBeTruthy());
   it.each(allowed)('allows %s', (address) => expect(refusedAddressReason(address)).toBeUndefined());
 });
@@ -22,6 +32,9 @@ describe('webhook URLs at registration', () => {
     await expect(checkWebhookUrl('http://localhost:8080/hook', { allowPrivate: false })).rejects.toThrow(/resolves to (127\.0\.0\.1|::1).*WEBHOOK_ALLOW_PRIVATE/);
     await expect(checkWebhookUrl('http://[::ffff:127.0.0.1]/hook', { allowPrivate: false })).rejects.toThrow(/IPv4-mapped/);
     await expect(checkWebhookUrl('http://169.254.169.254/latest/meta-data', { allowPrivate: false })).rejects.toThrow(/may not reach/);
+    await expect(checkWebhookUrl('http://[2002:7f00:1::1]/hook', { allowPrivate: false })).rejects.toThrow(/6to4.*embeds an IPv4 address/);
+    await expect(checkWebhookUrl('http://[::127.0.0.1]/hook', { allowPrivate: false })).rejects.toThrow(/IPv4-compatible/);
+    await expect(checkWebhookUrl('http://[64:ff9b:1::a00:1]/hook', { allowPrivate: false })).rejects.toThrow(/local-use NAT64/);
     await expect(checkWebhookUrl('http://127.0.0.1:8080/hook', { allowPrivate: true })).resolves.toBeUndefined();
     await expect(checkWebhookUrl('https://93.184.215.14/hook', { allowPrivate: false })).resolves.toBeUndefined();
   });
