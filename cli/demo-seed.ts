@@ -50,7 +50,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<DemoSeed> {
       { name: 'Polanco Customer', shape: { kind: 'circle' as const, lat: 19.433, lng: -99.195, radiusMeters: 250 } },
       { name: 'Vallejo Depot', shape: { kind: 'polygon' as const, geometry: square(19.488, -99.153, 0.003) } },
     ];
-    for (const g of geofences) await insertGeofence(trx, { accountId: account.id, ...g });
+    // Live, as the demo key: a test key sees only the geofences made with it.
+    for (const g of geofences) await insertGeofence(trx, { accountId: account.id, mode: 'live', ...g });
 
     const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
     const vehicles = [

@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import type { PendingCrossingRow } from './schema.ts';
+import type { DeviceMode, PendingCrossingRow } from './schema.ts';
 
 export interface LockedEngineState {
   deviceId: number;
   accountId: number;
+  /** The device's mode: it is evaluated against its account's geofences of this mode only. */
+  mode: DeviceMode;
   cursor: Date | null;
   inside: number[];
   pending: PendingCrossingRow[];
@@ -37,10 +39,10 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
     ON CONFLICT (device_id) DO NOTHING
   `.execute(trx);
   const { rows } = await sql<{
-    device_id: number; account_id: number; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
+    device_id: number; account_id: number; mode: DeviceMode; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
     ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
   }>`
-    SELECT s.device_id, d.account_id, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
+    SELECT s.device_id, d.account_id, d.mode, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
       s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
@@ -53,7 +55,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
     FOR UPDATE OF s
   `.execute(trx);
   return rows.map((r) => ({
-    deviceId: r.device_id, accountId: r.account_id, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
+    deviceId: r.device_id, accountId: r.account_id, mode: r.mode, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
     ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment,
   }));
 }

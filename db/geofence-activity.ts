@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import type { DeviceMode } from './schema.ts';
 
 export interface ActivityFilter {
   deviceIds: number[];
   accountId: number;
-  /** Empty means every geofence of the account. */
+  /** The key's mode: only its geofences are reported (crossings recorded before geofences had a mode may name the other's). */
+  mode: DeviceMode;
+  /** Empty means every geofence of the account in the mode. */
   geofenceIds: number[];
   from: Date;
   to: Date;
@@ -17,6 +20,7 @@ function crossingsInRange(db: Db, f: ActivityFilter) {
     .innerJoin('geofences as g', 'g.id', 'e.geofence_id')
     .where('e.device_id', 'in', f.deviceIds.length > 0 ? f.deviceIds : [-1])
     .where('g.account_id', '=', f.accountId)
+    .where('g.mode', '=', f.mode)
     .where('e.fix_time', '>=', f.from)
     .where('e.fix_time', '<=', f.to);
   if (f.geofenceIds.length > 0) query = query.where('e.geofence_id', 'in', f.geofenceIds);
@@ -59,6 +63,7 @@ export async function visitsOverlapping(db: Db, f: ActivityFilter) {
     .innerJoin('geofences as g', 'g.id', 'v.geofence_id')
     .where('v.device_id', 'in', f.deviceIds.length > 0 ? f.deviceIds : [-1])
     .where('g.account_id', '=', f.accountId)
+    .where('g.mode', '=', f.mode)
     .where('v.entry_time', '<=', f.to)
     .where((eb) => eb.or([eb('v.exit_time', 'is', null), eb('v.exit_time', '>=', f.from)]));
   if (f.geofenceIds.length > 0) query = query.where('v.geofence_id', 'in', f.geofenceIds);

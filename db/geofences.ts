@@ -3,12 +3,23 @@ import type { Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';
 import { checkGeofenceShape, type GeofenceShape } from './geofence-shape.ts';
 import { circlePolygon, geometryFromGeoJson, point } from './postgis.ts';
-import { TravelStatus, type Geofence } from './schema.ts';
+import { TravelStatus, type DeviceMode, type Geofence } from './schema.ts';
 
 export type { GeofenceShape } from './geofence-shape.ts';
 
+/**
+ * Whose geofences: an account's in one mode. Test and live keys are separate, as for vehicles: a key
+ * finds, changes and names (in travels and reports) only geofences of its own mode. An AccessScope is one.
+ */
+export interface GeofenceOwner {
+  accountId: number;
+  mode: DeviceMode;
+}
+
 export interface NewGeofence {
   accountId: number;
+  /** Default live, as a key-less caller (the CLI, the demo) means unless told otherwise. */
+  mode?: DeviceMode;
   name: string;
   shape: GeofenceShape;
 }
@@ -49,6 +60,9 @@ async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<voi
     );
   }
 }
+
+const nameTaken = (name: string, owner: GeofenceOwner) =>
+  new DomainError('conflict', `a ${owner.mode} geofence named "${name}" already exists in account ${owner.accountId}`);
 
 function checkedName(raw: string): string {
   const name = raw.trim();
@@ -99,32 +113,38 @@ export interface NewGeofenceOptions {
 
 /** Stores a geofence with what the API shows precomputed (see shapeColumns). */
 export async function insertGeofence(db: Db, geofence: NewGeofence & NewGeofenceOptions): Promise<Geofence> {
+  const owner: GeofenceOwner = { accountId: geofence.accountId, mode: geofence.mode ?? 'live' };
   const name = checkedName(geofence.name);
   const enter = checkedDwell('enterDwellSeconds', geofence.enterDwellSeconds) ?? 0;
   const exit = checkedDwell('exitDwellSeconds', geofence.exitDwellSeconds) ?? 0;
   const columns = await shapeColumns(db, geofence.shape);
   try {
     const { rows } = await sql<{ id: number }>`
-      INSERT INTO geofences (account_id, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices, enter_dwell_s, exit_dwell_s)
-      SELECT ${geofence.accountId}, ${name}, c.kind, c.geom, c.center_lat, c.center_lng, c.radius_m, c.vertex_count, c.vertices, ${enter}, ${exit}
+      INSERT INTO geofences (account_id, mode, name, kind, geom, center_lat, center_lng, radius_m, vertex_count, vertices, enter_dwell_s, exit_dwell_s)
+      SELECT ${owner.accountId}, ${owner.mode}, ${name}, c.kind, c.geom, c.center_lat, c.center_lng, c.radius_m, c.vertex_count, c.vertices, ${enter}, ${exit}
       FROM (${columns}) c
       RETURNING id
     `.execute(db);
     return await db.selectFrom('geofences').selectAll().where('id', '=', rows[0]!.id).executeTakeFirstOrThrow();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('conflict', `a geofence named "${name}" already exists in account ${geofence.accountId}`);
+    if (isUniqueViolation(error)) throw nameTaken(name, owner);
     throw error;
   }
 }
 
-export async function findGeofence(db: Db, accountId: number, id: number): Promise<Geofence | undefined> {
-  return db.selectFrom('geofences').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+/** The owner's geofences; another account's or another mode's are not there. */
+function ownedGeofences(db: Db, owner: GeofenceOwner) {
+  return db.selectFrom('geofences').where('account_id', '=', owner.accountId).where('mode', '=', owner.mode);
 }
 
-/** Changes what is given; a new shape replaces the old one whole. Undefined when there is no such geofence. */
+export async function findGeofence(db: Db, owner: GeofenceOwner, id: number): Promise<Geofence | undefined> {
+  return ownedGeofences(db, owner).selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes what is given; a new shape replaces the old one whole. Undefined when the owner has no such geofence. */
 export async function updateGeofence(
   db: Db,
-  accountId: number,
+  owner: GeofenceOwner,
   id: number,
   changes: { name?: string; shape?: GeofenceShape } & NewGeofenceOptions,
 ): Promise<Geofence | undefined> {
@@ -143,13 +163,13 @@ export async function updateGeofence(
           : sql``}
         updated_at = now()
       ${columns ? sql`FROM (${columns}) c` : sql``}
-      WHERE g.id = ${id} AND g.account_id = ${accountId}
+      WHERE g.id = ${id} AND g.account_id = ${owner.accountId} AND g.mode = ${owner.mode}
       RETURNING g.id
     `.execute(db);
     if (rows.length === 0) return undefined;
     return await db.selectFrom('geofences').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('conflict', `a geofence named "${name}" already exists in account ${accountId}`);
+    if (isUniqueViolation(error)) throw nameTaken(name!, owner);
     throw error;
   }
 }
@@ -158,17 +178,22 @@ export async function updateGeofence(
  * Deletes a geofence with its crossings and visits. Refused while a Scheduled or In progress travel
  * still has a pending waypoint there: that waypoint could never be reached.
  */
-export async function deleteGeofence(db: Db, accountId: number, id: number): Promise<boolean> {
+export async function deleteGeofence(db: Db, owner: GeofenceOwner, id: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const geofence = await trx.selectFrom('geofences').select('id').where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    const geofence = await ownedGeofences(trx, owner).select('id').where('id', '=', id).forUpdate().executeTakeFirst();
     if (!geofence) return false;
-    const { rows } = await sql<{ travel_id: number }>`
-      SELECT DISTINCT w.travel_id FROM travel_waypoints w JOIN travels t ON t.id = w.travel_id
+    // Travels name geofences of their own mode; one written before geofences had a mode may not, and
+    // its id is not for the other mode's keys to see.
+    const { rows } = await sql<{ travel_id: number; own: boolean }>`
+      SELECT DISTINCT w.travel_id, d.mode = ${owner.mode} AS own
+      FROM travel_waypoints w JOIN travels t ON t.id = w.travel_id JOIN devices d ON d.id = t.device_id
       WHERE w.geofence_id = ${id} AND w.status = 'pending' AND t.status IN (${TravelStatus.Scheduled}, ${TravelStatus.InProgress})
       ORDER BY w.travel_id LIMIT 5
     `.execute(trx);
     if (rows.length > 0) {
-      throw new DomainError('conflict', `geofence ${id} is a pending waypoint of active travel ${rows.map((r) => r.travel_id).join(', ')}; cancel the travel first`);
+      const own = rows.filter((r) => r.own).map((r) => r.travel_id);
+      const travels = own.length > 0 ? `active travel ${own.join(', ')}` : 'an active travel';
+      throw new DomainError('conflict', `geofence ${id} is a pending waypoint of ${travels}; cancel the travel first`);
     }
     await trx.deleteFrom('geofences').where('id', '=', id).execute();
     return true;
@@ -179,24 +204,24 @@ export async function deleteGeofence(db: Db, accountId: number, id: number): Pro
 // accents after their base letter, and numbers by value ("Zone 2" before "Zone 10").
 const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
-/** The account's geofences, alphabetically by name. */
-export async function geofencesOfAccount(db: Db, accountId: number): Promise<Geofence[]> {
-  const rows = await db.selectFrom('geofences').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+/** The owner's geofences, alphabetically by name. */
+export async function geofencesOf(db: Db, owner: GeofenceOwner): Promise<Geofence[]> {
+  const rows = await ownedGeofences(db, owner).selectAll().orderBy('id').execute();
   return rows.sort((a, b) => byName.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
 }
 
-export async function geofencesByName(db: Db, accountId: number, names: string[]) {
+export async function geofencesByName(db: Db, owner: GeofenceOwner, names: string[]) {
   if (names.length === 0) return [];
-  return db.selectFrom('geofences').select(['id', 'name']).where('account_id', '=', accountId).where('name', 'in', names).execute();
+  return ownedGeofences(db, owner).select(['id', 'name']).where('name', 'in', names).execute();
 }
 
-export async function geofencesById(db: Db, accountId: number, ids: number[]) {
+export async function geofencesById(db: Db, owner: GeofenceOwner, ids: number[]) {
   if (ids.length === 0) return [];
-  return db.selectFrom('geofences').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return ownedGeofences(db, owner).select(['id', 'name']).where('id', 'in', ids).execute();
 }
 
-/** The centers of an account's geofences. */
-export async function geofenceCenters(db: Db, accountId: number): Promise<Array<{ latitude: number; longitude: number }>> {
-  const rows = await db.selectFrom('geofences').select(['center_lat', 'center_lng']).where('account_id', '=', accountId).orderBy('id').execute();
+/** The centers of an account's geofences of one mode (default live: the simulator drives live vehicles). */
+export async function geofenceCenters(db: Db, accountId: number, mode: DeviceMode = 'live'): Promise<Array<{ latitude: number; longitude: number }>> {
+  const rows = await ownedGeofences(db, { accountId, mode }).select(['center_lat', 'center_lng']).orderBy('id').execute();
   return rows.map((r) => ({ latitude: r.center_lat, longitude: r.center_lng }));
 }

@@ -12,6 +12,7 @@ import * as commands from './migrations/0010-commands.ts';
 import * as commandDelivery from './migrations/0011-command-delivery.ts';
 import * as access from './migrations/0012-access.ts';
 import * as positionsPartitions from './migrations/0013-positions-partitions.ts';
+import * as geofenceModes from './migrations/0014-geofence-modes.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-command-delivery': commandDelivery,
   '0012-access': access,
   '0013-positions-partitions': positionsPartitions,
+  '0014-geofence-modes': geofenceModes,
 };
 
 function migrator(db: Kysely<any>): Migrator {

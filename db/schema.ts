@@ -113,6 +113,8 @@ export interface PositionsTable {
 export interface GeofencesTable {
   id: Generated<number>;
   account_id: number;
+  /** Whose keys see it: the account's live or its test keys (the engine matches it to vehicles of this mode). */
+  mode: ColumnType<DeviceMode, DeviceMode | undefined, DeviceMode>;
   name: string;
   kind: GeofenceKind;
   center_lat: number;

@@ -58,7 +58,8 @@ export async function createTravel(db: Db, scope: AccessScope, input: NewTravel)
       const vehicle = await visibleDeviceByName(trx, scope, input.vehicleName);
       if (!vehicle) throw new DomainError('invalid', 'Vehicle not found');
       const names = [...new Set(input.waypoints.map((w) => w.geofenceName))];
-      const geofences = await geofencesByName(trx, scope.accountId, names);
+      // The vehicle's mode is the scope's: a travel names geofences of its own mode only.
+      const geofences = await geofencesByName(trx, scope, names);
       const idByName = new Map(geofences.map((g) => [g.name, g.id]));
       if (names.some((name) => !idByName.has(name))) throw new DomainError('invalid', 'Geofence not found');
       const active = await trx

@@ -3,6 +3,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../db/notification-listener.ts';
 import { geofenceChangeHorizon, geofenceChangesSince, geofenceDwellTimes, type GeofenceChange } from '../db/geofence-changes.ts';
+import type { DeviceMode } from '../db/schema.ts';
 import type { DwellRules } from './fence-crossings.ts';
 import { GeofenceIndex } from './geofence/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from './geofence/load-geofence-shapes.ts';
@@ -22,7 +23,8 @@ export interface GeofenceCatalogOptions {
 }
 
 /**
- * Every account's geofences as membership indexes, kept current: a trigger logs each change to a
+ * Every account's geofences as membership indexes, one per account and mode (a test vehicle is evaluated
+ * against its account's test geofences only, a live one against the live ones), kept current: a trigger logs each change to a
  * geofence in `geofence_changes` with its transaction's id; this catalog reads the changes made by
  * transactions that were still running at its previous read (see geofenceChangesSince: commit order,
  * not id order) and reloads only the geofences it has not reloaded for that change yet. On PostgreSQL
@@ -30,7 +32,8 @@ export interface GeofenceCatalogOptions {
  * notification missed while reconnecting.
  */
 export class GeofenceCatalog {
-  private readonly indexes = new Map<number, GeofenceIndex>();
+  /** By mode, then by account: the lookup per evaluated device is two property reads and a map get. */
+  private readonly indexes: Record<DeviceMode, Map<number, GeofenceIndex>> = { live: new Map(), test: new Map() };
   private readonly dwell = new Map<number, { enterMs: number; exitMs: number }>();
   /** Reads start here: the oldest transaction running at the previous read. */
   private horizon = '0';
@@ -62,8 +65,9 @@ export class GeofenceCatalog {
     return catalog;
   }
 
-  index(accountId: number): GeofenceIndex | undefined {
-    return this.indexes.get(accountId);
+  /** The geofences a vehicle of this account and mode is evaluated against; undefined when there are none. */
+  index(accountId: number, mode: DeviceMode): GeofenceIndex | undefined {
+    return this.indexes[mode].get(accountId);
   }
 
   get dwellRules(): DwellRules {
@@ -75,11 +79,14 @@ export class GeofenceCatalog {
     const startedAt = this.now();
     // Taken before the load: whatever the load does not see was written at or after it.
     const horizon = await geofenceChangeHorizon(this.db);
-    const shapes = await loadGeofenceShapes(this.db);
+    const live = await loadGeofenceShapes(this.db, 'live');
+    const test = await loadGeofenceShapes(this.db, 'test');
     const dwell = await geofenceDwellTimes(this.db);
     // Swapped in at once, so an evaluation never meets a half-loaded catalog.
-    this.indexes.clear();
-    for (const [accountId, index] of shapes) this.indexes.set(accountId, index);
+    for (const [mode, shapes] of [['live', live], ['test', test]] as const) {
+      this.indexes[mode].clear();
+      for (const [accountId, index] of shapes) this.indexes[mode].set(accountId, index);
+    }
     this.dwell.clear();
     this.setDwell(dwell);
     this.applied.clear();
@@ -133,14 +140,15 @@ export class GeofenceCatalog {
       const ids = [...accountOf.keys()];
       const current = await loadGeofenceShapesById(this.db, ids);
       for (const [id, accountId] of accountOf) {
+        // Out of both modes first: an operator may have moved it to the other mode by hand.
+        this.indexes.live.get(accountId)?.remove(id);
+        this.indexes.test.get(accountId)?.remove(id);
         const found = current.get(id);
-        if (found) {
-          let index = this.indexes.get(found.accountId);
-          if (!index) this.indexes.set(found.accountId, (index = new GeofenceIndex()));
-          index.set(found.shape);
-        } else {
-          this.indexes.get(accountId)?.remove(id);
-        }
+        if (!found) continue;
+        const indexes = this.indexes[found.mode];
+        let index = indexes.get(found.accountId);
+        if (!index) indexes.set(found.accountId, (index = new GeofenceIndex()));
+        index.set(found.shape);
       }
       await this.loadDwell(ids);
       for (const c of changes) this.applied.set(c.id, BigInt(c.xid));

@@ -1,33 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../db/event-log.ts';
+import { WRITE_CASES, type IsolationScope as Scope, type Request, type WriteAttempt } from './support/isolation-write-cases.ts';
 import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
+import { scopeSnapshot } from './support/scope-snapshot.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 /**
  * Two accounts with the same names for everything (account, user, vehicles, geofences, drivers), each
- * with vehicles, travels, drivers, webhooks, commands, keys, OAuth clients, events, trips, positions
- * and audit entries in both modes. Every GET operation of the API is walked with each of the four
- * keys: no answer may hold anything of the other account, nor of the key's other mode (geofences
- * alone belong to the account, so both modes of it see them). Asking for another scope's ids by
- * their paths answers 404.
+ * with vehicles, geofences, travels, drivers, webhooks, commands, keys, OAuth clients, events, trips,
+ * positions and audit entries in both modes. Every GET operation of the API is walked with each of the
+ * four keys: no answer may hold anything of the other account, nor of the key's other mode. Asking for
+ * another scope's ids by their paths answers 404. Every write operation (POST, PUT, PATCH, DELETE) is
+ * walked with each key against each other scope's objects (test/support/isolation-write-cases.ts):
+ * answered as if they did not exist, and none of the other scope's rows written.
  */
-
-interface Scope {
-  label: string;
-  account: 'A' | 'B';
-  mode: 'live' | 'test';
-  key: string;
-  /** Strings found only in this scope's data (IMEI, plates, coordinates, URL, phone, key prefix, client id). */
-  markers: string[];
-  /** The ids its paths take. */
-  ids: Record<string, string>;
-}
 
 let t: TestApp;
 let doc: OpenApiDocument;
 const scopes: Scope[] = [];
-/** Markers of each account's geofences: the account's, seen by both its modes. */
-const accountMarkers: Record<'A' | 'B', string[]> = { A: [], B: [] };
 
 const today = new Date().toISOString().slice(0, 10);
 const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -45,11 +35,21 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   const lat = `19.${n}0${n}0${n}1`;
   const lng = `-99.${n}1${n}1${n}2`;
   const imei = `35${String(accountId).padStart(6, '0')}${String(n).padStart(7, '0')}`;
+  const vanImei = `36${String(accountId).padStart(6, '0')}${String(n).padStart(7, '0')}`;
   const plates = `PL-${label}-${accountId}`;
   const phone = `+52 55 ${n}${n}${n}${n} 0000`;
   const url = `http://127.0.0.1:9/isolation/${accountId}/${label}`;
+  const only = {
+    van: `Van ${label}-${accountId}`, vanImei, yard: `Yard ${label}-${accountId}`, identifier: `ONLY-${label}-${accountId}`, url, idempotencyKey: `order-${label}-${accountId}`,
+  };
 
+  // The scope's own geofence, named as every other scope's: created in the key's mode.
+  const center = { lat: Number(`19.${n}9${n}9`), lng: Number(`-99.${n}8${n}8`) };
+  const geofence = await ok(await call('/geofences', 'POST', { name: 'Depot', type: 'circle', center, radiusMeters: 300 }), `${label} geofence`);
+  const yardCenter = { lat: Number(`18.${n}7${n}7`), lng: Number(`-98.${n}6${n}6`) };
+  await ok(await call('/geofences', 'POST', { name: only.yard, type: 'circle', center: yardCenter, radiusMeters: 300 }), `${label} yard`);
   await ok(await call('/vehicles', 'POST', { imei, name: 'Truck 1', plates, protocol: 'teltonika' }), `${label} vehicle`);
+  await ok(await call('/vehicles', 'POST', { imei: vanImei, name: only.van, plates: `${plates}-VAN`, protocol: 'teltonika' }), `${label} van`);
   const device = await t.database.db.selectFrom('devices').select('id').where('imei', '=', imei).executeTakeFirstOrThrow();
   const fixTime = new Date(Date.now() - 10 * 60_000);
   await t.fixtures.fix(device.id, { fixTime, valid: true, latitude: Number(lat), longitude: Number(lng), speedKmh: 0, ignition: true });
@@ -68,18 +68,22 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   const local = (d: Date) => `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()} 08:00`;
   const travel = await ok(await call('/travels', 'POST', { vehicle: 'Truck 1', startTime: local(start), waypoints: [{ geofence: 'Depot', expectedArrival: local(new Date(start.getTime() + 86_400_000)) }] }), `${label} travel`);
   const driver = await ok(await call('/drivers', 'POST', { name: 'Ana', identifier: 'KEY-1', phone }), `${label} driver`);
+  await ok(await call(`/drivers/${driver.data.id}/assignment`, 'POST', { vehicleId: imei }), `${label} assignment`);
+  await ok(await call('/drivers', 'POST', { name: 'Bea', identifier: only.identifier }), `${label} second driver`);
   const webhook = await ok(await call('/webhooks', 'POST', { url, events: ['*'] }), `${label} webhook`);
   const delivery = await ok(await call(`/webhooks/${webhook.data.id}/test`, 'POST'), `${label} ping`);
-  const command = await ok(await call('/commands', 'POST', { deviceId: imei, type: 'siren_on' }), `${label} command`);
+  const command = await ok(await call('/commands', 'POST', { deviceId: imei, type: 'siren_on', idempotencyKey: only.idempotencyKey }), `${label} command`);
   const minted = await ok(await call('/api-keys', 'POST', { name: 'minted', permissions: ['devices:read'] }), `${label} key`);
   const client = await ok(await call('/oauth-clients', 'POST', { name: 'partner', scopes: ['devices:read'] }), `${label} client`);
 
   return {
-    label, account, mode, key,
-    markers: [imei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId],
+    label, account, accountId, userId, mode, key, only,
+    markers: [
+      imei, vanImei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId, String(center.lat), String(center.lng), String(yardCenter.lat), only.yard, only.identifier,
+    ],
     ids: {
-      deviceId: imei, vehicle: imei, travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
-      delivery: String(delivery.data.id), command: String(command.data.id),
+      vehicle: imei, geofence: String(geofence.data.id), travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
+      delivery: String(delivery.data.id), command: String(command.data.id), apiKey: String(minted.data.id), oauthClient: String(client.data.id),
     },
   };
 }
@@ -92,16 +96,7 @@ beforeAll(async () => {
     const acct = await t.fixtures.account('Acme Logistics');
     const user = await t.fixtures.user(acct.id);
     await t.database.db.updateTable('users').set({ name: 'Dispatch' }).where('id', '=', user.id).execute();
-    // The account's geofence: one, seen by both modes.
-    const geoKey = (await t.fixtures.key(user.id, { permissions: ['geofences:write'] })).key;
-    const center = { lat: Number(`19.${n}9${n}9`), lng: Number(`-99.${n}8${n}8`) };
-    const geofence = await ok(await t.json('/api/v1/geofences', { key: geoKey, method: 'POST', body: { name: 'Depot', type: 'circle', center, radiusMeters: 300 } }), `${account} geofence`);
-    accountMarkers[account].push(String(center.lat), String(center.lng));
-    for (const mode of ['live', 'test'] as const) {
-      const scope = await buildScope(account, acct.id, user.id, mode, n++);
-      scope.ids.geofence = String(geofence.data.id);
-      scopes.push(scope);
-    }
+    for (const mode of ['live', 'test'] as const) scopes.push(await buildScope(account, acct.id, user.id, mode, n++));
   }
 }, 120_000);
 
@@ -109,10 +104,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The path of a GET operation for a scope's ids; undefined when it takes an id the scope has no kind of. */
-function pathFor(path: string, ids: Record<string, string>): string {
-  const idFor: Record<string, string> = {
-    '/devices/{deviceId}/status': 'deviceId', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
+/** The path of a GET operation for a scope's ids. */
+function pathFor(path: string, ids: Scope['ids']): string {
+  const idFor: Record<string, keyof Scope['ids']> = {
+    '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
     '/vehicles/{id}/positions': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
     '/commands/{id}': 'command',
   };
@@ -134,9 +129,7 @@ function pathFor(path: string, ids: Record<string, string>): string {
 
 /** What a scope must never see: the other account's everything, and its own account's other mode. */
 function forbiddenFor(scope: Scope): string[] {
-  const other = scopes.filter((s) => s !== scope && (s.account !== scope.account || s.mode !== scope.mode));
-  const foreignAccount = scope.account === 'A' ? 'B' : 'A';
-  return [...other.flatMap((s) => s.markers), ...accountMarkers[foreignAccount]];
+  return scopes.filter((s) => s !== scope).flatMap((s) => s.markers);
 }
 
 /** The whole answer as text; a stream is read for a moment (it replays the log first). */
@@ -177,15 +170,16 @@ describe('two accounts with the same names, each in both modes', () => {
   }, 120_000);
 
   it('show each key its own data where it has some, so the walk above saw real answers', async () => {
-    const mustShow = ['/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/reports/trips', '/drivers', '/drivers/{id}', '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit'];
+    const mustShow = [
+      '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
+      '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit',
+    ];
     for (const scope of scopes) {
       for (const path of mustShow) {
         const res = await t.call(`/api/v1${pathFor(path, scope.ids)}`, { key: scope.key });
         const text = await res.text();
         expect(scope.markers.some((m) => text.includes(m)), `${scope.label} GET ${path} shows none of its own data: ${text.slice(0, 300)}`).toBe(true);
       }
-      const geofences = await (await t.call('/api/v1/geofences', { key: scope.key })).text();
-      expect(accountMarkers[scope.account].some((m) => geofences.includes(m))).toBe(true);
     }
   });
 
@@ -194,8 +188,6 @@ describe('two accounts with the same names, each in both modes', () => {
     for (const scope of scopes) {
       for (const other of scopes.filter((s) => s !== scope)) {
         for (const op of gets().filter((o) => o.path.includes('{'))) {
-          // Geofences belong to the account: its other mode sees them by design.
-          if (op.path === '/geofences/{id}' && other.account === scope.account) continue;
           const path = pathFor(op.path, other.ids);
           const res = await t.call(`/api/v1${path}`, { key: scope.key });
           if (res.status !== 404) opened.push(`${scope.label} GET ${path} (of ${other.label}): ${res.status}`);
@@ -204,4 +196,80 @@ describe('two accounts with the same names, each in both modes', () => {
     }
     expect(opened).toEqual([]);
   }, 120_000);
+});
+
+const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
+const writes = () => documentedOperations(doc).filter((o) => WRITE_METHODS.includes(o.method));
+
+async function send(key: string, request: Request): Promise<{ status: number; text: string; body: any }> {
+  const res = await t.call(`/api/v1${request.path}`, { key, method: request.method, body: request.body, headers: request.headers });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: compared as text.
+  }
+  return { status: res.status, text, body };
+}
+
+/** An answer's error with its ids and numbers left out: at another scope's object and at none, the same. */
+const errorOf = (answer: { body: any; text: string }) => String(answer.body?.error ?? answer.text).replace(/\d+/g, '#');
+
+/** The top-level parts of two snapshots that differ: what a write changed. */
+function changedParts(before: string, after: string): string[] {
+  const a = JSON.parse(before) as Record<string, unknown>;
+  const b = JSON.parse(after) as Record<string, unknown>;
+  return Object.keys({ ...a, ...b }).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+/** What is wrong with the answer to one attempt, and (for one that creates) removes what it made. */
+async function judge(attacker: Scope, victim: Scope, attempt: WriteAttempt): Promise<string[]> {
+  const wrong: string[] = [];
+  const answer = await send(attacker.key, attempt);
+  if (answer.status !== attempt.status) wrong.push(`answered ${answer.status} (expected ${attempt.status}): ${answer.text.slice(0, 200)}`);
+  // What the request carried may come back (a name, a URL); nothing else of the victim may.
+  const sent = JSON.stringify([attempt.path, attempt.body ?? null]);
+  for (const marker of victim.markers) if (!sent.includes(marker) && answer.text.includes(marker)) wrong.push(`shows ${marker}`);
+  if (attempt.nowhere) {
+    const nowhere = await send(attacker.key, { method: attempt.method, ...attempt.nowhere });
+    if (nowhere.status !== answer.status) wrong.push(`answered ${answer.status}, but ${nowhere.status} for nothing there: ${answer.text.slice(0, 200)}`);
+    else if (answer.status >= 400 && errorOf(answer) !== errorOf(nowhere)) wrong.push(`told apart from nothing there: "${answer.body?.error}" vs "${nowhere.body?.error}"`);
+    if (attempt.undo && nowhere.status < 300) await send(attacker.key, attempt.undo(nowhere.body.data));
+  } else if (attempt.error !== undefined && answer.body?.error !== attempt.error) {
+    wrong.push(`said "${answer.body?.error}" instead of only "${attempt.error}"`);
+  }
+  if (attempt.undo && answer.status < 300) await send(attacker.key, attempt.undo(answer.body.data));
+  return wrong;
+}
+
+describe('every write operation, with each key at each other scope\'s objects', () => {
+  it('has a case for every write operation the document lists, and none for one it does not', () => {
+    const ids = writes().map((o) => o.id);
+    expect(ids.filter((id) => !(id in WRITE_CASES)), 'write operations without a case in test/support/isolation-write-cases.ts').toEqual([]);
+    expect(Object.keys(WRITE_CASES).filter((id) => !ids.includes(id)), 'cases of operations the document does not list').toEqual([]);
+    expect(ids.length).toBeGreaterThanOrEqual(26);
+  });
+
+  it('is answered as if the object did not exist, and writes nothing of the other scope', async () => {
+    const found: string[] = [];
+    let attempts = 0;
+    for (const attacker of scopes) {
+      for (const victim of scopes.filter((s) => s !== attacker)) {
+        let before = await scopeSnapshot(t.database.db, victim.accountId, victim.mode);
+        for (const op of writes()) {
+          for (const attempt of WRITE_CASES[op.id]?.(attacker, victim) ?? []) {
+            attempts++;
+            const where = `${attacker.label} at ${victim.label}: ${op.id}, ${attempt.what}`;
+            for (const wrong of await judge(attacker, victim, attempt)) found.push(`${where}: ${wrong}`);
+            const after = await scopeSnapshot(t.database.db, victim.accountId, victim.mode);
+            if (after !== before) found.push(`${where}: wrote the victim's ${changedParts(before, after).join(', ')}`);
+            before = after;
+          }
+        }
+      }
+    }
+    expect(found).toEqual([]);
+    expect(attempts).toBeGreaterThanOrEqual(12 * 30);
+  }, 600_000);
 });

@@ -316,7 +316,7 @@ describe('fleet geofence import', () => {
     };
     // The API's limit: a circle over 100 km is almost always kilometres given as metres.
     const wide = { type: 'Feature', properties: { name: 'Wide', radius: 150_000 }, geometry: { type: 'Point', coordinates: [-99.1, 19.42] } };
-    const usage = 'fleet geofence import --account ID FILE.geojson [--json]';
+    const usage = 'fleet geofence import --account ID [--mode live|test] FILE.geojson [--json]';
     const [lineFile, bowTieFile, wideFile] = await Promise.all([
       fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, line))]),
       fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, circle, bowTie))]),
@@ -329,9 +329,9 @@ describe('fleet geofence import', () => {
 
     const imported = json(await fleet(['geofence', 'import', '--account', accountArg, geoJsonFile(collection(polygon, multi, circle)), '--json']));
     expect(imported).toEqual([
-      { id: expect.any(Number), name: 'Yard A', kind: 'polygon', vertexCount: 4, radiusMeters: expect.any(Number) },
-      { id: expect.any(Number), name: 'Twin Lots', kind: 'polygon', vertexCount: 4, radiusMeters: expect.any(Number) },
-      { id: expect.any(Number), name: 'Gate', kind: 'circle', vertexCount: expect.any(Number), radiusMeters: 150 },
+      { id: expect.any(Number), name: 'Yard A', mode: 'live', kind: 'polygon', vertexCount: 4, radiusMeters: expect.any(Number) },
+      { id: expect.any(Number), name: 'Twin Lots', mode: 'live', kind: 'polygon', vertexCount: 4, radiusMeters: expect.any(Number) },
+      { id: expect.any(Number), name: 'Gate', mode: 'live', kind: 'circle', vertexCount: expect.any(Number), radiusMeters: 150 },
     ]);
     expect(imported[0].radiusMeters).toBeGreaterThan(250);
     expect(imported[0].radiusMeters).toBeLessThan(350);

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 const inside = (accountId: number, lat: number, lng: number) => {
   const out = new Int32Array(16);
-  const index = catalog.index(accountId);
+  const index = catalog.index(accountId, 'live');
   return index ? [...out.subarray(0, index.query(lat, lng, out))] : [];
 };
 

@@ -33,7 +33,7 @@ function expectedEvents(accountId: number, imeiOf: Map<number, string>, nameOf: 
     for (const f of batch) byDevice.set(f.deviceId, [...(byDevice.get(f.deviceId) ?? []), f]);
     for (const [deviceId, fixes] of byDevice) {
       fixes.sort((a, b) => a.fixTime.getTime() - b.fixTime.getTime());
-      const result = evaluateFixes(catalog.index(accountId), catalog.dwellRules, states.get(deviceId) ?? { cursor: null, inside: new Int32Array(0), pending: [] },
+      const result = evaluateFixes(catalog.index(accountId, 'live'), catalog.dwellRules, states.get(deviceId) ?? { cursor: null, inside: new Int32Array(0), pending: [] },
         fixes.map((f) => ({ fixTime: f.fixTime.getTime(), valid: f.valid, latitude: f.latitude, longitude: f.longitude })));
       states.set(deviceId, result.state);
       for (const c of result.crossings) rows.push({ imei: imeiOf.get(deviceId)!, name: nameOf.get(c.geofenceId)!, type: c.type, fix_time: new Date(c.fixTime) });

@@ -54,10 +54,10 @@ describe('pruning what the engine has finished with', () => {
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toEqual([]);
     const catalog = await GeofenceCatalog.open(database.db, silentLogger, database.pool, { pollMs: 60_000 });
     try {
-      expect(catalog.index(account.id)?.size).toBe(1);
+      expect(catalog.index(account.id, 'live')?.size).toBe(1);
       const after = await make.geofence(account.id, 'After', { kind: 'circle', lat: 19.5, lng: -99.2, radiusMeters: 100 });
       await catalog.refresh();
-      expect(catalog.index(account.id)?.has(after.id)).toBe(true);
+      expect(catalog.index(account.id, 'live')?.has(after.id)).toBe(true);
     } finally {
       await catalog.close();
     }
@@ -70,7 +70,7 @@ describe('pruning what the engine has finished with', () => {
     let clock = Date.now();
     const catalog = await GeofenceCatalog.open(database.db, silentLogger, undefined, { pollMs: 60_000, reloadAfterMs: 3_600_000, now: () => clock });
     try {
-      expect(catalog.index(account.id)?.has(gone.id)).toBe(true);
+      expect(catalog.index(account.id, 'live')?.has(gone.id)).toBe(true);
       // This process stalls (or cannot reach the database) while the geofences change and another
       // engine process prunes the log past the changes.
       const added = await make.geofence(account.id, 'Added', { kind: 'circle', lat: 19.5, lng: -99.2, radiusMeters: 100 });
@@ -78,12 +78,12 @@ describe('pruning what the engine has finished with', () => {
       await pruneEngineHistory(database.db, { geofenceChangesMs: 1, lateFixesMs: DAY }, new Date(Date.now() + 1_000));
       clock += 2 * 3_600_000;
       await catalog.refresh();
-      expect(catalog.index(account.id)?.has(added.id)).toBe(true);
-      expect(catalog.index(account.id)?.has(gone.id)).toBe(false);
+      expect(catalog.index(account.id, 'live')?.has(added.id)).toBe(true);
+      expect(catalog.index(account.id, 'live')?.has(gone.id)).toBe(false);
       // And it follows the log again from there.
       const next = await make.geofence(account.id, 'Next', { kind: 'circle', lat: 19.6, lng: -99.3, radiusMeters: 100 });
       await catalog.refresh();
-      expect(catalog.index(account.id)?.has(next.id)).toBe(true);
+      expect(catalog.index(account.id, 'live')?.has(next.id)).toBe(true);
     } finally {
       await catalog.close();
     }

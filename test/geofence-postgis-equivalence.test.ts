@@ -206,7 +206,7 @@ async function compare(index: GeofenceIndex, postgis: Set<number>, only?: Set<nu
 
 describe('geofence index ≡ PostGIS', () => {
   it(`agrees on ${POLYGONS} polygons and ${CIRCLES} circles × ${(POLYGONS + CIRCLES) * POINTS_PER_FENCE} points, beyond 1 cm of every boundary`, async () => {
-    const index: GeofenceIndex = (await loadGeofenceShapes(t.db, accountId)).get(accountId)!;
+    const index: GeofenceIndex = (await loadGeofenceShapes(t.db, 'live', accountId)).get(accountId)!;
     expect(index.size).toBe(POLYGONS + CIRCLES);
 
     // Both joins use the GiST indexes; circles are pre-filtered by their stored 64-gon's box, grown by ~5 km.

@@ -138,12 +138,14 @@ describe('GET /api/v1/geofences', () => {
     expect(Math.abs(g!.radiusMeters - halfDiagonal) / halfDiagonal).toBeLessThan(0.01);
   });
 
-  it('shows every user of the account, with live and test keys, the same list, and never another account\'s', async () => {
+  it('shows every user of the account the same list of the key\'s mode, and never another account\'s or mode\'s', async () => {
     const account = await t.fixtures.account();
     const alice = await t.fixtures.user(account.id, 'America/Mexico_City');
     const bob = await t.fixtures.user(account.id, 'Asia/Kolkata');
     const depot = await t.fixtures.geofence(account.id, 'Depot', square(19.4, -99.1, 0.01));
     const client = await t.fixtures.geofence(account.id, 'Client', { kind: 'circle', lat: 19.5, lng: -99.2, radiusMeters: 300 });
+    // The test keys' own geofence, of the same name as a live one.
+    const testDepot = await t.fixtures.geofence(account.id, 'Depot', square(19.6, -99.3, 0.01), 'test');
     const foreign = await t.fixtures.tenant();
     // Same name in another account: allowed, and must not leak across.
     const foreignDepot = await t.fixtures.geofence(foreign.account.id, 'Depot', square(0, 0, 0.01));
@@ -157,7 +159,9 @@ describe('GET /api/v1/geofences', () => {
     const lists = [];
     for (const key of keys) lists.push(await list(key));
     expect(lists[0]!.map((g) => [g.id, g.name])).toEqual([[client.id, 'Client'], [depot.id, 'Depot']]);
-    for (const other of lists.slice(1)) expect(other).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+    expect(lists[1]!.map((g) => [g.id, g.name])).toEqual([[testDepot.id, 'Depot']]);
+    expect(lists[3]).toEqual(lists[1]);
 
     expect((await list(foreign.key)).map((g) => [g.id, g.name])).toEqual([[foreignDepot.id, 'Depot']]);
   });

@@ -425,8 +425,10 @@ describe('GET /api/v1/reports/geofences: timezones and modes', () => {
     const testKey = (await t.fixtures.key(user.id, { mode: 'test' })).key;
     const live = await t.fixtures.device(account.id, { name: 'Live one' });
     const test = await t.fixtures.device(account.id, { name: 'Test one', mode: 'test' });
+    // Each mode's own gate: the engine matches a vehicle only to geofences of its mode.
     const gate = await t.fixtures.geofence(account.id, 'Gate', square(19.4, -99.1, 0.01));
-    await cross([live.id, gate.id, 'enter', mx('2024-05-01T09:00')], [test.id, gate.id, 'enter', mx('2024-05-01T10:00')]);
+    const testGate = await t.fixtures.geofence(account.id, 'Gate', square(19.4, -99.1, 0.01), 'test');
+    await cross([live.id, gate.id, 'enter', mx('2024-05-01T09:00')], [test.id, testGate.id, 'enter', mx('2024-05-01T10:00')]);
 
     const names = (data: { events: Array<{ deviceName: string; dateTime: string }> }) => data.events.map((e) => `${e.deviceName} ${e.dateTime}`);
     const liveData = await ok(liveKey, DAY);

@@ -11,7 +11,7 @@ const dwell = (what: string) => z.number().int().min(0).max(86_400).optional().o
 export const GeofenceBody = z
   .object({
     // Trimmed first, as the database layer does, so the limits apply to what is stored.
-    name: z.string().trim().min(1, NAME_LENGTH).max(200, NAME_LENGTH).openapi({ description: 'Unique in the account, exact and case-sensitive (travels name it)', example: 'Depot North' }),
+    name: z.string().trim().min(1, NAME_LENGTH).max(200, NAME_LENGTH).openapi({ description: 'Unique among the account\'s geofences of the key\'s mode, exact and case-sensitive (travels name it)', example: 'Depot North' }),
     type: z.enum(['circle', 'polygon']).optional().openapi({ description: 'circle (center, radiusMeters) or polygon (vertices); omit when giving geometry' }),
     center: LatLng.optional(),
     radiusMeters: z.number().optional().openapi({ description: 'Circle radius, more than 0 and at most 100000', example: 250 }),

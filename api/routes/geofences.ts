@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { deleteGeofence, findGeofence, geofencesOfAccount, insertGeofence, updateGeofence } from '../../db/geofences.ts';
+import { deleteGeofence, findGeofence, geofencesOf, insertGeofence, updateGeofence } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
@@ -12,8 +12,8 @@ const listGeofences = createRoute({
   method: 'get',
   path: '/geofences',
   tags: ['Geofences'],
-  summary: 'Every geofence of the account, alphabetically by name',
-  description: 'Geofences belong to the account: every user of the account, with a live or a test key, sees the same list.',
+  summary: 'Every geofence of the account in the key\'s mode, alphabetically by name',
+  description: 'Geofences belong to the account in one mode, like vehicles: every user of the account sees the same list with a live key, and another list, the test geofences, with a test key. A geofence is created in the mode of the key that creates it; a key of the other mode neither sees nor changes it (404), and the engine matches it only to vehicles of its mode.',
   middleware: [requirePermission('geofences:read')] as const,
   responses: {
     200: { description: 'Geofences', content: { 'application/json': { schema: envelopeSchema(z.array(GeofenceSchema), 'GeofenceList') } } },
@@ -43,7 +43,8 @@ const PATCH_EXAMPLES = {
 };
 const SHAPES = [
   'A circle `{"name", "type": "circle", "center": {"lat", "lng"}, "radiusMeters"}` (more than 0, at most 100 km), a polygon `{"name", "type": "polygon", "vertices": [{"lat", "lng"}, ...]}` (at least 3 distinct vertices in order around the area, edges not crossing; closed for you, a repeated vertex dropped), or a GeoJSON `{"name", "geometry": {Polygon or MultiPolygon}}` ([lng, lat] positions, closed rings, valid to PostGIS), never both `type` and `geometry`.',
-  'Latitudes -90..90, longitudes -180..180; a polygon may not cross the antimeridian (±180°). Names are trimmed, 1 to 200 characters, unique in the account and case-sensitive (travels name them).',
+  'Latitudes -90..90, longitudes -180..180; a polygon may not cross the antimeridian (±180°). Names are trimmed, 1 to 200 characters, unique among the account\'s geofences of the key\'s mode and case-sensitive (travels name them).',
+  'The geofence is created in the mode of the key (live or test): only keys of that mode see, change or name it, and the engine matches it only to vehicles of that mode.',
   '`enterDwellSeconds` / `exitDwellSeconds` (0 to 86400, default 0): how long a vehicle must stay inside (outside) before its enter (exit) counts. The engine uses a created or changed geofence for fixes that arrive a second later.',
 ].join('\n\n');
 
@@ -59,7 +60,7 @@ const createGeofence = createRoute({
     201: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceCreated')) },
     ...errorResponses(
       [400, 'Invalid shape (fewer than 3 vertices, crossing edges, coordinates out of range, radius not in (0, 100 km]) or field'],
-      [409, 'A geofence of the account already has this name'],
+      [409, 'A geofence of the account in this mode already has this name'],
       [413, 'Body too large'],
       [415, 'Not JSON'],
     ),
@@ -75,7 +76,7 @@ const getGeofence = createRoute({
   request: { params: z.object({ id }) },
   responses: {
     200: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceResponse')) },
-    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account']),
+    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account and mode']),
   },
 });
 
@@ -89,7 +90,7 @@ const patchGeofence = createRoute({
   request: { params: z.object({ id }), body: { content: jsonWithExamples(GeofencePatchBody, PATCH_EXAMPLES), required: true } },
   responses: {
     200: { description: 'The geofence', content: json(envelopeSchema(GeofenceSchema, 'GeofenceUpdated')) },
-    ...errorResponses([400, 'Invalid shape or field'], [404, 'No such geofence in the account'], [409, 'Another geofence has this name'], [413, 'Body too large'], [415, 'Not JSON']),
+    ...errorResponses([400, 'Invalid shape or field'], [404, 'No such geofence in the account and mode'], [409, 'Another geofence of the mode has this name'], [413, 'Body too large'], [415, 'Not JSON']),
   },
 });
 
@@ -106,14 +107,14 @@ const deleteRoute = createRoute({
   request: { params: z.object({ id }) },
   responses: {
     200: { description: 'Deleted', content: json(envelopeSchema(z.object({ id: z.number().int().openapi({ example: 12 }), deleted: z.literal(true) }), 'GeofenceDeleted')) },
-    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account'], [409, 'A pending waypoint of a Scheduled or In progress travel']),
+    ...errorResponses([400, 'Invalid id'], [404, 'No such geofence in the account and mode'], [409, 'A pending waypoint of a Scheduled or In progress travel']),
   },
 });
 
 export function geofenceRoutes({ db }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(listGeofences, async (c) => {
-    const rows = await geofencesOfAccount(db, c.get('principal').scope.accountId);
+    const rows = await geofencesOf(db, c.get('principal').scope);
     return c.json(envelope(rows.map(geofenceView)), 200);
   });
 
@@ -121,8 +122,9 @@ export function geofenceRoutes({ db }: RouteDeps) {
     const body = c.req.valid('json');
     const shape = shapeOfBody(body);
     if (!shape) throw new ApiError(400, 'give type (circle or polygon) with its fields, or a GeoJSON geometry');
+    const { scope } = c.get('principal');
     const row = await insertGeofence(db, {
-      accountId: c.get('principal').scope.accountId, name: body.name, shape,
+      accountId: scope.accountId, mode: scope.mode, name: body.name, shape,
       enterDwellSeconds: body.enterDwellSeconds, exitDwellSeconds: body.exitDwellSeconds,
     });
     return c.json(envelope(geofenceView(row)), 201);
@@ -130,7 +132,7 @@ export function geofenceRoutes({ db }: RouteDeps) {
 
   app.openapi(getGeofence, async (c) => {
     const geofenceId = c.req.valid('param').id;
-    const row = await findGeofence(db, c.get('principal').scope.accountId, geofenceId);
+    const row = await findGeofence(db, c.get('principal').scope, geofenceId);
     if (!row) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
     return c.json(envelope(geofenceView(row)), 200);
   });
@@ -138,7 +140,7 @@ export function geofenceRoutes({ db }: RouteDeps) {
   app.openapi(patchGeofence, async (c) => {
     const geofenceId = c.req.valid('param').id;
     const body = c.req.valid('json');
-    const row = await updateGeofence(db, c.get('principal').scope.accountId, geofenceId, {
+    const row = await updateGeofence(db, c.get('principal').scope, geofenceId, {
       name: body.name, shape: shapeOfBody(body), enterDwellSeconds: body.enterDwellSeconds, exitDwellSeconds: body.exitDwellSeconds,
     });
     if (!row) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
@@ -147,7 +149,7 @@ export function geofenceRoutes({ db }: RouteDeps) {
 
   app.openapi(deleteRoute, async (c) => {
     const geofenceId = c.req.valid('param').id;
-    if (!(await deleteGeofence(db, c.get('principal').scope.accountId, geofenceId))) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
+    if (!(await deleteGeofence(db, c.get('principal').scope, geofenceId))) throw new ApiError(404, `Geofence not found: ${geofenceId}`);
     return c.json(envelope({ id: geofenceId, deleted: true as const }), 200);
   });
   return app;

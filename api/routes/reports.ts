@@ -55,12 +55,13 @@ export function reportRoutes({ db }: RouteDeps) {
       if (!/^\d{1,9}$/.test(raw)) throw new ApiError(400, `geofenceIds must be comma-separated integers, got "${raw}"`);
       return Number(raw);
     });
-    const geofences = await geofencesById(db, scope.accountId, geofenceIds);
+    const geofences = await geofencesById(db, scope, geofenceIds);
     const missingGeofence = geofenceIds.find((id) => !geofences.some((g) => g.id === id));
     if (missingGeofence !== undefined) throw new ApiError(404, `Geofence not found: ${missingGeofence}`);
 
     const filter: ActivityFilter = {
       accountId: scope.accountId,
+      mode: scope.mode,
       deviceIds: devices.map((d) => d.id),
       geofenceIds,
       from: range.from,

@@ -84,7 +84,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       if (!deviceFixes) continue;
       if (deviceFixes.length >= settings.fixesPerDevice) unfinished.push(state.deviceId);
       const result = evaluateFixes(
-        catalog.index(state.accountId),
+        catalog.index(state.accountId, state.mode),
         catalog.dwellRules,
         { cursor: state.cursor?.getTime() ?? null, inside: Int32Array.from(state.inside), pending: state.pending },
         deviceFixes.map((f) => ({ fixTime: f.fixTime.getTime(), valid: f.valid, latitude: f.latitude, longitude: f.longitude })),
@@ -125,7 +125,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       // In fix-time order only: a late fix does not reopen or reshape a trip (README, "Trips and stops").
       const segmented = deviceTrips(
         state.deviceId, state.segment, deviceFixes, { ...tripSettings, speedLimitKmh: state.speedLimitKmh },
-        catalog.index(state.accountId), driverByFix.get(state.deviceId),
+        catalog.index(state.accountId, state.mode), driverByFix.get(state.deviceId),
       );
       tripRows.push(...segmented.trips);
       stopRows.push(...segmented.stops);
@@ -155,7 +155,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       states
         .filter((s) => s.hasLateFixes)
         .map((s) => ({
-          deviceId: s.deviceId, accountId: s.accountId, cursorBefore: s.cursor,
+          deviceId: s.deviceId, accountId: s.accountId, mode: s.mode, cursorBefore: s.cursor,
           cursorAfter: cursorAfter.has(s.deviceId) ? cursorAfter.get(s.deviceId)! : s.cursor,
           readInOrder: new Set((byDevice.get(s.deviceId) ?? []).map((f) => f.fixTime.getTime())),
         })),

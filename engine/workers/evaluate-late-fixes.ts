@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { NewEvent } from '../../db/event-log.ts';
+import type { DeviceMode } from '../../db/schema.ts';
 import { insertCrossingEvents, recordExcursionVisits, storedCrossingsAround, type DeviceCrossing } from '../../db/engine-results.ts';
 import { countLateFixes, positionsAround, takeLateFixes } from '../../db/late-fixes.ts';
 import { lateFixAlarmEvents } from '../../db/vehicle-events.ts';
@@ -10,6 +11,7 @@ import type { DeviceLateFixes } from '../late-fix-log.ts';
 export interface LateDevice {
   deviceId: number;
   accountId: number;
+  mode: DeviceMode;
   /** The cursor before this job: the window is measured back from it. */
   cursorBefore: Date | null;
   /** The cursor after this job's evaluation in order. */
@@ -66,7 +68,7 @@ export async function evaluateLateFixes(trx: Db, catalog: GeofenceCatalog, devic
       if (t < earliest) earliest = t;
     }
     counts.push({ deviceId: device.deviceId, evaluated: inWindow.size, ignored: behind.length - inWindow.size });
-    const index = catalog.index(device.accountId);
+    const index = catalog.index(device.accountId, device.mode);
     // No geofence, no crossing to find: the window is not worth reading.
     if (inWindow.size === 0 || !index) continue;
     const positions = await positionsAround(trx, device.deviceId, new Date(earliest), device.cursorAfter);

@@ -50,8 +50,8 @@ export function fixtures(db: Db) {
     async fix(deviceId: number, fix: Omit<DeviceFix, 'deviceId'>, receivedAt?: Date) {
       await recordDeviceFix(db, { deviceId, ...fix }, receivedAt);
     },
-    async geofence(accountId: number, name: string, shape: GeofenceShape) {
-      return insertGeofence(db, { accountId, name, shape });
+    async geofence(accountId: number, name: string, shape: GeofenceShape, mode: DeviceMode = 'live') {
+      return insertGeofence(db, { accountId, mode, name, shape });
     },
     /** A user of a new account with a live key: the common starting point. */
     async tenant(timezone = 'America/Mexico_City') {
