@@ -30,7 +30,7 @@ async function ok(res: { status: number; body: any }, what: string) {
 
 async function buildScope(account: 'A' | 'B', accountId: number, userId: number, mode: 'live' | 'test', n: number): Promise<Scope> {
   const label = `${account}-${mode}`;
-  const key = (await t.fixtures.key(userId, { mode, permissions: ['*', 'commands:write', 'keys:write'] })).key;
+  const key = (await t.fixtures.key(userId, { mode, permissions: ['*', 'commands:write', 'keys:write', 'audit:read'] })).key;
   const call = (path: string, method = 'GET', body?: unknown) => t.json(`/api/v1${path}`, { key, method, body });
   const lat = `19.${n}0${n}0${n}1`;
   const lng = `-99.${n}1${n}1${n}2`;
