@@ -21,6 +21,7 @@ import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
 import { EventFeed } from './events/event-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
+import type { StreamLeases } from './events/open-streams.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { COMMANDS_GUIDE, commandRoutes } from './routes/commands.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   overviewRateLimiter?: RateLimiter;
   /** The process's reader of the event log for streams; absent, one is opened (polling) on the first stream. */
   eventFeed?: EventFeed;
+  /** Counts event streams per credential over every API process (Redis); absent, each process counts its own. */
+  streamLeases?: StreamLeases;
   config: {
     bodyLimitBytes: number;
     deviceStatus: DeviceStatusThresholds;
@@ -206,7 +209,11 @@ export function createApp(deps: AppDeps) {
   api.route('/', eventRoutes({
     ...routeDeps,
     eventFeed: () => (feed ??= EventFeed.open(db, log, undefined, { pollMs: 100 })),
-    eventStream: { heartbeatMs: 15_000, maxQueued: 10_000, visibilityRefreshMs: 10_000, ...deps.config.eventStream },
+    eventStream: {
+      heartbeatMs: 15_000, maxQueued: 10_000, visibilityRefreshMs: 10_000, maxPerCredential: 10, maxLifeMs: 86_400_000, credentialCheckMs: 1_000,
+      ...deps.config.eventStream,
+    },
+    streamLeases: deps.streamLeases,
   }));
   documentPermissions(api);
   app.route(API_PREFIX, api);

@@ -19,6 +19,10 @@ export interface Config {
   overviewRateLimit: { max: number; windowMs: number };
   /** Seconds between heartbeat comments on event streams. */
   eventStreamHeartbeatS: number;
+  /** EVENT_STREAMS_PER_CREDENTIAL: event streams an API key or access token holds open at once (over every API process with Redis). */
+  eventStreamsPerCredential: number;
+  /** EVENT_STREAM_MAX_LIFE_S: a stream is closed this long after it opened, at the latest; the client resumes with Last-Event-ID. */
+  eventStreamMaxLifeS: number;
   webhooks: {
     /** Let webhooks reach loopback, private and other reserved addresses (tests, closed networks). */
     allowPrivate: boolean;
@@ -191,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'OVERVIEW_RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
     eventStreamHeartbeatS: integer(env, 'EVENT_STREAM_HEARTBEAT_S', 15, 1, 15),
+    eventStreamsPerCredential: integer(env, 'EVENT_STREAMS_PER_CREDENTIAL', 10, 1, 10_000),
+    eventStreamMaxLifeS: integer(env, 'EVENT_STREAM_MAX_LIFE_S', 86_400, 60, 7 * 86_400),
     webhooks: {
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),

@@ -18,13 +18,17 @@ export async function insertStreamToken(db: Db, tokenHash: string, credential: S
     .execute();
 }
 
-/** The credential behind an unexpired stream token; undefined otherwise. */
-export async function findStreamCredential(db: Db, tokenHash: string): Promise<StreamCredential | undefined> {
+/**
+ * Uses up an unexpired stream token, returning the credential it was made with; undefined when there is
+ * no such token (never made, expired, or already used). One statement deletes it and reads it, so of
+ * two requests presenting the same token at once, only one gets the credential.
+ */
+export async function consumeStreamToken(db: Db, tokenHash: string): Promise<StreamCredential | undefined> {
   const row = await db
-    .selectFrom('stream_tokens')
-    .select(['api_key_id', sql<string | null>`oauth_token_id::text`.as('oauth_token_id')])
+    .deleteFrom('stream_tokens')
     .where('token_hash', '=', tokenHash)
     .where('expires_at', '>', new Date())
+    .returning(['api_key_id', sql<string | null>`oauth_token_id::text`.as('oauth_token_id')])
     .executeTakeFirst();
   if (!row) return undefined;
   return row.api_key_id !== null ? { apiKeyId: row.api_key_id } : { oauthTokenId: row.oauth_token_id! };

@@ -4,7 +4,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import { findKeyById, findKeysByPrefix, touchApiKey, type KeyRow } from '../../db/api-keys.ts';
 import { touchOauthClient } from '../../db/oauth-clients.ts';
 import { findOauthToken, type OauthTokenRow } from '../../db/oauth-tokens.ts';
-import { findStreamCredential } from '../../db/stream-tokens.ts';
+import { consumeStreamToken } from '../../db/stream-tokens.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv, Principal } from '../app-env.ts';
@@ -105,7 +105,8 @@ export class CredentialCache {
 /**
  * Resolves `Authorization: Bearer <key or access token>` or `X-Api-Key: <key>` to the credential's
  * user, mode and permissions (a token's scopes); on the event stream only, also a stream token in
- * `?token=` (never cached: each is used once). Credentials are looked up through `cache`.
+ * `?token=` (never cached: each opens one stream, used up as it is checked). Credentials are looked up
+ * through `cache`.
  */
 export function authenticate(db: Db, log: Logger, cache: CredentialCache = new CredentialCache()) {
   // Last-use times are kept to the minute; remembering when this process last wrote one saves a
@@ -127,8 +128,10 @@ export function authenticate(db: Db, log: Logger, cache: CredentialCache = new C
     const urlToken = c.req.query('token');
     if (!key && urlToken !== undefined && c.req.method === 'GET' && STREAM_PATH.test(c.req.path)) {
       if (!urlToken.startsWith(STREAM_TOKEN_PREFIX) || urlToken.length > MAX_KEY_LENGTH) throw new ApiError(401, 'Invalid stream token', CHALLENGE);
-      const credential = await findStreamCredential(db, hashApiKey(urlToken));
-      if (!credential) throw new ApiError(401, 'Stream token is invalid or has expired (tokens last 60 s; ask POST /events/stream-tokens for a new one)', CHALLENGE);
+      const credential = await consumeStreamToken(db, hashApiKey(urlToken));
+      if (!credential) {
+        throw new ApiError(401, 'Stream token is invalid, already used or expired (each opens one stream within 60 s; ask POST /events/stream-tokens for a new one)', CHALLENGE);
+      }
       const row = 'apiKeyId' in credential ? await findKeyById(db, credential.apiKeyId) : await findOauthToken(db, { id: credential.oauthTokenId });
       if (!row) throw new ApiError(401, 'Stream token is invalid or has expired', CHALLENGE);
       c.set('principal', 'key_hash' in row ? keyPrincipal(row) : tokenPrincipal(row));

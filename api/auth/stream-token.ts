@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hashApiKey } from './api-key-token.ts';
 
-/** How long a stream token can open streams; a stream it opened stays open after that. */
+/**
+ * How long a stream token waits for its one use (it opens one stream, once); the stream it opened stays
+ * open after that, within the stream's own bounds (maximum life, its credential revoked or expired).
+ */
 export const STREAM_TOKEN_TTL_MS = 60_000;
 
 export const STREAM_TOKEN_PREFIX = 'fst_';

@@ -13,7 +13,16 @@ export interface EventStreamSettings {
   maxQueued: number;
   /** How often the set of vehicles the key may see is read again. */
   visibilityRefreshMs: number;
+  /** EVENT_STREAMS_PER_CREDENTIAL: open streams an API key or access token may hold at once. */
+  maxPerCredential: number;
+  /** EVENT_STREAM_MAX_LIFE_S: a stream is closed this long after it opened, at the latest. */
+  maxLifeMs: number;
+  /** How often the credentials of open streams are read again, so a revoked one's streams close. */
+  credentialCheckMs: number;
 }
+
+/** How long a stream told to close may take to finish its last write before its connection is dropped. */
+const CLOSE_GRACE_MS = 2_000;
 
 const BACKLOG_PAGE = 500;
 
@@ -21,7 +30,11 @@ const BACKLOG_PAGE = 500;
  * One open stream: the events after `resumeAfter` from the database (the backlog), then the feed's
  * live events, in id order, each once. It subscribes to the feed before reading the backlog and
  * drops live events at or below the last id sent, so the seam between the two has no gap and no
- * duplicate. Resolves when the client goes away or the stream is closed for falling behind.
+ * duplicate. Resolves when the client goes away, or when the server closes the stream: for falling
+ * behind, when `bounds.signal` aborts (its reason: revoked credential, maximum life), or when the feed
+ * ends. A closing stream ends with a comment saying why, after the last event it sent in full, so the
+ * client's Last-Event-ID is exactly where to resume; a client that does not read even that is dropped
+ * (`bounds.dropConnection`) after a grace period.
  */
 export async function runEventStream(
   stream: SSEStreamingApi,
@@ -29,17 +42,41 @@ export async function runEventStream(
   scope: AccessScope,
   filter: EventFilter,
   resumeAfter: string | undefined,
+  bounds: { signal?: AbortSignal; dropConnection?: () => void } = {},
 ): Promise<void> {
   const { db, feed, settings } = deps;
-  let visible = await visibleDeviceIds(db, scope);
   let lastSent = 0n;
   let finished = false;
+  /** Why the server closes the stream, written as its last line. */
+  let closing: string | undefined;
+  let grace: NodeJS.Timeout | undefined;
   const queue: LoggedEvent[] = [];
   let wake: (() => void) | undefined;
   const nudge = () => {
     wake?.();
     wake = undefined;
   };
+  const stop = (why: string) => {
+    if (finished) return;
+    finished = true;
+    closing = why;
+    nudge();
+    // A write waiting on a client that stopped reading would hold the stream (and its slot) forever.
+    grace = setTimeout(() => {
+      stream.abort();
+      bounds.dropConnection?.();
+    }, CLOSE_GRACE_MS);
+  };
+  let visible = await visibleDeviceIds(db, scope);
+  // Both stay set once set: a client gone, or a stop asked for, while the read above ran is seen here.
+  stream.onAbort(() => {
+    finished = true;
+    nudge();
+  });
+  if (stream.aborted) finished = true;
+  const onSignal = () => stop(String(bounds.signal!.reason));
+  if (bounds.signal?.aborted) onSignal();
+  else bounds.signal?.addEventListener('abort', onSignal, { once: true });
 
   const matches = (e: LoggedEvent): boolean => {
     if (e.accountId !== scope.accountId) return false;
@@ -59,22 +96,15 @@ export async function runEventStream(
 
   const subscription = feed.subscribe((events) => {
     for (const e of events) if (matches(e)) queue.push(e);
-    if (queue.length > settings.maxQueued) finished = true;
+    if (queue.length > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID`);
     nudge();
-  }, () => {
-    finished = true;
-    nudge();
-  });
+  }, () => stop('the server is stopping; reconnect with Last-Event-ID'));
   const heartbeat = setInterval(() => {
     void stream.write(': heartbeat\n\n').catch(() => undefined);
   }, settings.heartbeatMs);
   const refresh = setInterval(() => {
     visibleDeviceIds(db, scope).then((ids) => (visible = ids), () => undefined);
   }, settings.visibilityRefreshMs);
-  stream.onAbort(() => {
-    finished = true;
-    nudge();
-  });
 
   const send = async (e: LoggedEvent) => {
     const id = BigInt(e.id);
@@ -104,6 +134,12 @@ export async function runEventStream(
     subscription.unsubscribe();
     clearInterval(heartbeat);
     clearInterval(refresh);
+    bounds.signal?.removeEventListener('abort', onSignal);
+    if (closing !== undefined && !stream.aborted) {
+      await stream.write(`: closed: ${closing}\n\n`);
+      await stream.close();
+    }
+    clearTimeout(grace);
   }
 }
 

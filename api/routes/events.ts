@@ -1,4 +1,5 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { HttpBindings } from '@hono/node-server';
 import { streamSSE } from 'hono/streaming';
 import { eventPage, eventPayload } from '../../db/event-log.ts';
 import { insertStreamToken } from '../../db/stream-tokens.ts';
@@ -12,6 +13,7 @@ import { decodeEventCursor, encodeEventCursor } from '../events/event-cursor.ts'
 import type { EventFeed } from '../events/event-feed.ts';
 import { eventFilterQuery, parseEventFilter } from '../events/event-query.ts';
 import { runEventStream, type EventStreamSettings } from '../events/event-stream.ts';
+import { OpenStreams, type StreamLeases } from '../events/open-streams.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 export const EventSchema = z
@@ -74,6 +76,7 @@ const streamEvents = createRoute({
     'Resume with the `Last-Event-ID` header (EventSource sends it on reconnect) or `lastEventId`: the stream replays every event after that id, then goes live, with no gap and no duplicate, on any API process.',
     'Authenticate with the usual headers, or, from a browser EventSource (which cannot send headers), with `?token=` from POST /events/stream-tokens. API keys are never accepted in a URL.',
     'A client that stops reading is disconnected once 10,000 events wait for it; it resumes with Last-Event-ID.',
+    'Streams are bounded: an API key or access token holds at most 10 open streams (EVENT_STREAMS_PER_CREDENTIAL; 429 past that, over every API process), a stream ends within seconds of its credential being revoked or expiring, and at the latest after 24 h (EVENT_STREAM_MAX_LIFE_S), with a `: closed: <why>` comment after the last event sent in full: reconnecting with Last-Event-ID loses and repeats nothing.',
   ].join('\n\n'),
   middleware: [requirePermission('events:read')] as const,
   request: {
@@ -89,7 +92,11 @@ const streamEvents = createRoute({
       description: 'The event stream',
       content: { 'text/event-stream': { schema: z.string().openapi({ example: 'id: 1042\nevent: vehicle.geofence.enter\ndata: {"id":"1042","type":"vehicle.geofence.enter",...}\n\n' }) } },
     },
-    ...errorResponses([400, 'Invalid filter or Last-Event-ID'], [404, 'A listed device does not exist or is not accessible']),
+    ...errorResponses(
+      [400, 'Invalid filter or Last-Event-ID'],
+      [404, 'A listed device does not exist or is not accessible'],
+      [429, 'Rate limit exceeded, or the API key or access token already holds as many open streams as it may; see Retry-After'],
+    ),
   },
 });
 
@@ -107,7 +114,7 @@ const createStreamToken = createRoute({
   tags: ['Events'],
   summary: 'A short-lived token for opening event streams from a browser',
   description:
-    'For `new EventSource("/api/v1/events/stream?token=...")`. The token opens streams for 60 s with this key\'s user, mode and permissions, and does nothing else; a stream it opened stays open. An EventSource that reconnects after the token expired gets 401: ask for a new token and open a new EventSource with the last event id as lastEventId.',
+    'For `new EventSource("/api/v1/events/stream?token=...")`. The token opens one stream, once, within 60 s, with this key\'s user, mode and permissions, and does nothing else; the stream counts against this key\'s open streams and closes when the key is revoked. An EventSource that reconnects with a used token gets 401: ask for a new token and open a new EventSource with the last event id as lastEventId.',
   middleware: [requirePermission('events:read')] as const,
   responses: {
     201: { description: 'The token', content: { 'application/json': { schema: envelopeSchema(StreamTokenSchema, 'StreamTokenResponse') } } },
@@ -117,8 +124,14 @@ const createStreamToken = createRoute({
 
 const EVENT_ID = /^\d{1,19}$/;
 
-export function eventRoutes({ db, eventFeed, eventStream }: RouteDeps & { eventFeed: () => Promise<EventFeed>; eventStream: EventStreamSettings }) {
+export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases }: RouteDeps & {
+  eventFeed: () => Promise<EventFeed>;
+  eventStream: EventStreamSettings;
+  /** Counts open streams per credential over every API process (REDIS_URL); absent, per process. */
+  streamLeases?: StreamLeases;
+}) {
   const app = new OpenAPIHono<AppEnv>();
+  const openStreams = new OpenStreams(db, log, eventStream, streamLeases);
 
   app.openapi(listEvents, async (c) => {
     const { scope, timezone } = c.get('principal');
@@ -143,14 +156,24 @@ export function eventRoutes({ db, eventFeed, eventStream }: RouteDeps & { eventF
   });
 
   app.openapi(streamEvents, async (c) => {
-    const { scope, timezone } = c.get('principal');
+    const principal = c.get('principal');
+    const { scope, timezone } = principal;
     const query = c.req.valid('query');
     const filter = await parseEventFilter(db, scope, timezone, query);
     const resume = c.req.header('last-event-id')?.trim() || query.lastEventId?.trim() || undefined;
     if (resume !== undefined && !EVENT_ID.test(resume)) throw new ApiError(400, `Last-Event-ID must be an event id (digits), got "${resume.slice(0, 40)}"`);
     const feed = await eventFeed();
+    const slot = await openStreams.open(principal);
+    // On Node's HTTP server, the socket of a client that stopped reading is closed outright.
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     c.header('X-Accel-Buffering', 'no'); // nginx would otherwise hold events back in its buffer
-    return streamSSE(c, (stream) => runEventStream(stream, { db, feed, settings: eventStream }, scope, filter, resume)) as never;
+    return streamSSE(c, async (stream) => {
+      try {
+        await runEventStream(stream, { db, feed, settings: eventStream }, scope, filter, resume, { signal: slot.signal, dropConnection: () => outgoing?.destroy() });
+      } finally {
+        slot.release();
+      }
+    }) as never;
   });
 
   app.openapi(createStreamToken, async (c) => {

@@ -2,6 +2,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app.ts';
 import { EventFeed } from '../../api/events/event-feed.ts';
+import type { StreamLeases } from '../../api/events/open-streams.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
@@ -28,6 +29,8 @@ export async function startApiRole(
     rateLimiter: RateLimiter;
     overviewRateLimiter: RateLimiter;
     authFailureLimiter: RateLimiter;
+    /** Counts open event streams per credential over every API process (REDIS_URL); absent, per process. */
+    streamLeases?: StreamLeases;
     engineQueue: JobQueue;
     webhookQueue: JobQueue;
     commandBus: CommandBus;
@@ -43,8 +46,11 @@ export async function startApiRole(
     rateLimiter: deps.rateLimiter,
     overviewRateLimiter: deps.overviewRateLimiter,
     eventFeed,
+    streamLeases: deps.streamLeases,
     config: {
-      ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: { heartbeatMs: config.eventStreamHeartbeatS * 1000 },
+      ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: {
+        heartbeatMs: config.eventStreamHeartbeatS * 1000, maxPerCredential: config.eventStreamsPerCredential, maxLifeMs: config.eventStreamMaxLifeS * 1000,
+      },
       tripMaxGapS: config.engine.trips.maxGapS,
       commands: { safeStopKmh: config.commands.safeStopKmh, safeStopMaxFixAgeMs: config.commands.safeStopMaxFixAgeMs, maxAttempts: config.commands.maxAttempts },
     },

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limiter.ts';
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
+import { RedisStreamLeases } from '../../api/events/redis-stream-leases.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
 import { exportQueueDepth } from '../../engine/engine-metrics.ts';
@@ -123,8 +124,11 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         await overviewRateLimiter.close();
         await authFailureLimiter.close();
       });
+      // Open event streams per credential, counted over every API process of the database; released at stop.
+      const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
+      if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        database, rateLimiter, overviewRateLimiter, authFailureLimiter, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
       });
       stack.push('api', api.stop);
     }
