@@ -62,7 +62,7 @@ async function checkGeometry(db: Db, geometry: RawBuilder<unknown>): Promise<voi
 }
 
 const nameTaken = (name: string, owner: GeofenceOwner) =>
-  new DomainError('conflict', `a ${owner.mode} geofence named "${name}" already exists in account ${owner.accountId}`);
+  new DomainError('conflict', `a geofence named "${name}" already exists in account ${owner.accountId} (${owner.mode})`);
 
 function checkedName(raw: string): string {
   const name = raw.trim();

@@ -199,7 +199,7 @@ describe('geofence writes', () => {
     for (const id of ['abc', '0', '1.5', '99999999999']) expect((await get(id)).status, id).toBe(400);
   });
 
-  it('needs geofences:read to read one, geofences:write to write; every user of the account shares them', async () => {
+  it('needs geofences:read to read one, geofences:write to write; every user of the account shares them in the key\'s mode', async () => {
     const g = await created(circle(fresh('Shared')));
     const keyWith = async (permissions: string[], userId = tenant.user.id) => (await t.fixtures.key(userId, { permissions })).key;
     const reader = await keyWith(['geofences:read']);
@@ -216,12 +216,15 @@ describe('geofence writes', () => {
     }
     expect((await post(circle(fresh('Written')), writer)).status).toBe(201);
 
-    // Another user of the same account, with a test key: sees and changes the same geofence.
+    // Another user of the same account, with a live key: sees and changes the same geofence; with a test key, not at all.
     const colleague = await t.fixtures.user(tenant.account.id);
-    const colleagueKey = (await t.fixtures.key(colleague.id, { mode: 'test' })).key;
+    const colleagueKey = (await t.fixtures.key(colleague.id)).key;
     expect((await get(g.id, colleagueKey)).body.data).toEqual(g);
     expect((await patch(g.id, { exitDwellSeconds: 5 }, colleagueKey)).status).toBe(200);
     expect((await get(g.id)).body.data.exitDwellSeconds).toBe(5);
+    const colleagueTestKey = (await t.fixtures.key(colleague.id, { mode: 'test' })).key;
+    expect((await get(g.id, colleagueTestKey)).status).toBe(404);
+    expect((await patch(g.id, { exitDwellSeconds: 9 }, colleagueTestKey)).status).toBe(404);
   });
 
   it("refuses to delete a pending waypoint of an active travel (409), and keeps a finished waypoint's name", async () => {
