@@ -280,9 +280,10 @@ describe('GET /events/stream', () => {
     expect(inUrl.status).toBe(401);
     expect(inUrl.body.error).toMatch(/never accepted in a URL/);
     expect((await t.json(`/api/v1/events?api_key=${key}`, { key })).status).toBe(401);
-    // An expired token is refused.
+    // An expired token is refused (a fresh one: the token above is used up).
+    const unused = (await t.json('/api/v1/events/stream-tokens', { key, method: 'POST' })).body.data.token;
     await t.database.db.updateTable('stream_tokens').set({ expires_at: new Date(Date.now() - 1_000) }).execute();
-    const expired = await fetch(`${baseUrl}/events/stream?token=${body.data.token}`);
+    const expired = await fetch(`${baseUrl}/events/stream?token=${unused}`);
     expect(expired.status).toBe(401);
     expect(((await expired.json()) as any).error).toMatch(/expired/);
   });

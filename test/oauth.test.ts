@@ -215,18 +215,19 @@ describe('an access token on the API', () => {
   it('opens the event stream through a stream token it made, for as long as it is not revoked', async () => {
     const c = await newClient(['events:read']);
     const { access_token } = await tokenFor(c);
-    const made = await api('/events/stream-tokens', access_token, { method: 'POST' });
-    expect(made.status).toBe(201);
-    const { token } = ((await made.json()) as any).data;
-    const open = async () => {
-      const res = await fetch(`${http.url}/api/v1/events/stream?token=${token}`);
-      await res.body?.cancel();
-      return res;
+    const streamToken = async () => {
+      const made = await api('/events/stream-tokens', access_token, { method: 'POST' });
+      expect(made.status).toBe(201);
+      return ((await made.json()) as any).data.token as string;
     };
-    const first = await open();
+    // Each stream token opens one stream: the second is made before the revocation and used after it.
+    const [token, unused] = [await streamToken(), await streamToken()];
+    const first = await fetch(`${http.url}/api/v1/events/stream?token=${token}`);
+    await first.body?.cancel();
     expect([first.status, first.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/event-stream/)]);
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, c.client, oauth.ClientSecretBasic(c.secret), access_token, insecure));
-    expect((await open()).status).toBe(401);
+    const after = await fetch(`${http.url}/api/v1/events/stream?token=${unused}`);
+    expect([after.status, ((await after.json()) as any).error]).toEqual([401, 'Access token has been revoked']);
   });
 
   it('lives no longer than its client', async () => {
