@@ -1,6 +1,6 @@
 // The live event stream. A browser's EventSource cannot send an Authorization header, and the key
-// must never be in a URL, so each stream is opened with a 60-second stream token (POST
-// /events/stream-tokens), and resumed after the last event seen when it has to be opened again.
+// must never be in a URL, so each stream is opened with a stream token (POST /events/stream-tokens;
+// it opens one stream, once), and resumed after the last event seen when it has to be opened again.
 
 const RETRY_MS = 3_000;
 
@@ -50,9 +50,10 @@ export function liveEvents(api, { eventTypes, afterId, onEvent, onState, onProbl
     stream.onerror = () => {
       if (stopped || source !== stream) return;
       onState('reconnecting');
-      // A dropped connection is retried by the EventSource itself, with Last-Event-ID. An HTTP error
-      // closes it for good, such as the 401 of a token past its 60 s: a new token opens a new stream.
-      if (stream.readyState === EventSource.CLOSED) reopenLater(RETRY_MS);
+      // The EventSource's own retry would present the used token again (401): whatever ended the
+      // stream (a dropped connection, a restart, the stream's maximum life), a new token opens a new one.
+      stream.close();
+      reopenLater(RETRY_MS);
     };
   }
 
