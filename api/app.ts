@@ -66,6 +66,8 @@ export interface AppDeps {
     webhookAllowPrivate?: boolean;
     eventStream?: Partial<EventStreamSettings>;
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
+    /** WEBHOOKS_PER_USER: webhooks one user may have in one mode (default 20). */
+    webhooksPerUser?: number;
     tripMaxGapS?: number;
     /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
     commands?: { safeStopKmh: number; maxAttempts: number };

@@ -13,6 +13,8 @@ export interface RouteDeps {
     onTimeToleranceMinutes: number;
     /** Let webhooks point at loopback, private and other reserved addresses (WEBHOOK_ALLOW_PRIVATE). */
     webhookAllowPrivate?: boolean;
+    /** WEBHOOKS_PER_USER: webhooks one user may have in one mode (default 20). */
+    webhooksPerUser?: number;
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
     /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */

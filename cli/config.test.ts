@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       eventStreamHeartbeatS: 15,
       eventStreamsPerCredential: 10,
       eventStreamMaxLifeS: 86_400,
-      webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 32, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000 },
+      webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 32, accountConcurrency: 8, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000, perUser: 20 },
       eventsRetentionMs: 90 * 86_400_000,
       positionHistory: { retentionDays: 90, partitionDays: 1, aheadDays: 7 },
       bodyLimitBytes: 256 * 1024,
@@ -77,8 +77,10 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_CONCURRENCY: '8',
+      WEBHOOK_ACCOUNT_CONCURRENCY: '3',
       WEBHOOK_MAX_CONSECUTIVE_FAILURES: '3',
       WEBHOOK_DELIVERY_RETENTION_DAYS: '10',
+      WEBHOOKS_PER_USER: '5',
       EVENTS_RETENTION_DAYS: '30',
       POSITIONS_RETENTION_DAYS: '365',
       POSITIONS_PARTITION_DAYS: '7',
@@ -142,7 +144,7 @@ describe('loadConfig', () => {
       eventStreamHeartbeatS: 5,
       eventStreamsPerCredential: 3,
       eventStreamMaxLifeS: 3600,
-      webhooks: { allowPrivate: true, timeoutMs: 5_000, concurrency: 8, maxConsecutiveFailures: 3, deliveryRetentionMs: 10 * 86_400_000 },
+      webhooks: { allowPrivate: true, timeoutMs: 5_000, concurrency: 8, accountConcurrency: 3, maxConsecutiveFailures: 3, deliveryRetentionMs: 10 * 86_400_000, perUser: 5 },
       eventsRetentionMs: 30 * 86_400_000,
       positionHistory: { retentionDays: 365, partitionDays: 7, aheadDays: 14 },
       bodyLimitBytes: 2048,
@@ -245,6 +247,13 @@ describe('redactUrl', () => {
   it('hides the password and keeps the rest', () => {
     expect(redactUrl('postgres://fleet:s3cret@db.example:5432/fleet?sslmode=require')).toBe('postgres://fleet:***@db.example:5432/fleet?sslmode=require');
     expect(redactUrl('redis://:topsecret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
+  });
+
+  it('gives one account a quarter of the webhook slots unless told, never more than all of them', () => {
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100' }).webhooks.accountConcurrency).toBe(25);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '2' }).webhooks.accountConcurrency).toBe(1);
+    expect(startupErrorOf({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ACCOUNT_CONCURRENCY: '5' })).toBe('WEBHOOK_ACCOUNT_CONCURRENCY (5) must not exceed WEBHOOK_CONCURRENCY (4)');
+    expect(startupErrorOf({ WEBHOOKS_PER_USER: '0' })).toBe('WEBHOOKS_PER_USER must be an integer from 1 to 10000, got "0"');
   });
 
   it('hides passwords with escaped characters', () => {

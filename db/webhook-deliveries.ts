@@ -4,34 +4,48 @@ import { appendEvents, eventPayload, type EventPayload } from './event-log.ts';
 import type { EventType } from '../engine/events/event-catalog.ts';
 
 interface ClaimRow {
-  id: string; webhook_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
+  id: string; webhook_id: number; account_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;
   attempts: number; payload: EventPayload | null; event_id: string | null; type: EventType | null; occurred_at: Date | null; data: Record<string, unknown> | null;
   recorded_at: Date | null;
 }
+
+/**
+ * How many deliveries a process can take now: `accounts` by id, `others` for every account not named
+ * (see FairLanes.rooms). Absent, it takes every one.
+ */
+export interface ClaimRooms {
+  accounts: Record<number, number>;
+  others: number;
+}
+
+const ALL_ROOMS: ClaimRooms = { accounts: {}, others: 2_147_483_647 };
 
 /**
  * Turns the events logged after the fan-out cursor into deliveries, one per matching webhook, and
  * moves the cursor past them, in one transaction; the cursor row's lock makes processes take turns.
  * A webhook matches an event of its account that its user could read with a key of its mode (the
  * rule of `visibleTo`), whose type its patterns take, and that was logged after it was registered.
- * The new deliveries come back already claimed for `claimMs`, ready to send: their first attempt
- * needs no queue round trip. Returns them and how many events were read.
+ * The new deliveries come back already claimed for `claimMs`, ready to send (their first attempt needs
+ * no queue round trip), as many per account as `rooms` gives it, in event order; the rest are left
+ * due and unclaimed for claimDueDeliveries, and counted in `unclaimed`. Returns them and how many
+ * events were read.
  */
 export async function fanOutEvents(
   db: Db,
   limit: number,
   claimMs: number,
-): Promise<{ deliveries: ClaimedDelivery[]; events: number; /** The events read, counted by type. */ types: Record<string, number> }> {
+  rooms: ClaimRooms = ALL_ROOMS,
+): Promise<{ deliveries: ClaimedDelivery[]; events: number; /** The events read, counted by type. */ types: Record<string, number>; unclaimed: number }> {
   // One statement, so one round trip however busy the process is; the cursor row's lock makes
   // processes take turns, and the unique (webhook, event) pair keeps a turn that re-reads from adding twice.
-  const { rows } = await sql<ClaimRow & { events: number; types: Record<string, number> }>`
+  const { rows } = await sql<ClaimRow & { events: number; types: Record<string, number>; unclaimed: number }>`
     WITH cursor AS (
       SELECT last_event_id FROM event_fanout_cursor FOR UPDATE
     ), batch AS (
       SELECT e.* FROM events e, cursor c WHERE e.id > c.last_event_id ORDER BY e.id LIMIT ${limit}
-    ), inserted AS (
-      INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, next_attempt_at, claimed_until)
-      SELECT w.id, e.id, e.type, now(), now() + ${claimMs}::float8 * interval '1 millisecond'
+    ), matched AS (
+      SELECT w.id AS webhook_id, w.account_id, e.id AS event_id, e.type,
+        row_number() OVER (PARTITION BY w.account_id ORDER BY e.id, w.id) AS turn
       FROM batch e
       JOIN webhooks w ON w.account_id = e.account_id AND w.enabled AND w.created_at <= e.recorded_at
       WHERE (e.type = ANY(w.events) OR EXISTS (SELECT 1 FROM unnest(w.events) p WHERE p LIKE '%*' AND e.type LIKE replace(p, '*', '%')))
@@ -39,26 +53,34 @@ export async function fanOutEvents(
           THEN (e.user_id IS NULL OR e.user_id = w.user_id) AND (e.mode IS NULL OR e.mode = w.mode)
           ELSE e.mode = w.mode AND EXISTS (SELECT 1 FROM user_devices ud WHERE ud.user_id = w.user_id AND ud.device_id = e.device_id)
         END
-      ORDER BY e.id, w.id
+    ), inserted AS (
+      INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, next_attempt_at, claimed_until)
+      SELECT m.webhook_id, m.event_id, m.type, now(),
+        CASE WHEN m.turn <= coalesce((${JSON.stringify(rooms.accounts)}::jsonb ->> m.account_id::text)::int, ${rooms.others}::int)
+          THEN now() + ${claimMs}::float8 * interval '1 millisecond' END
+      FROM matched m
+      ORDER BY m.event_id, m.webhook_id
       ON CONFLICT (webhook_id, event_id) DO NOTHING
-      RETURNING id, webhook_id, event_id
+      RETURNING id, webhook_id, event_id, claimed_until
     ), moved AS (
       UPDATE event_fanout_cursor SET last_event_id = (SELECT max(id) FROM batch) WHERE EXISTS (SELECT 1 FROM batch)
     ), counted AS (
-      SELECT coalesce(sum(n), 0)::int AS events, coalesce(jsonb_object_agg(type, n), '{}'::jsonb) AS types
+      SELECT coalesce(sum(n), 0)::int AS events, coalesce(jsonb_object_agg(type, n), '{}'::jsonb) AS types,
+        (SELECT count(*)::int FROM inserted WHERE claimed_until IS NULL) AS unclaimed
       FROM (SELECT type, count(*)::int AS n FROM batch GROUP BY type) per_type
     )
-    SELECT counted.events, counted.types, d.*
+    SELECT counted.events, counted.types, counted.unclaimed, d.*
     FROM counted LEFT JOIN (
-      SELECT i.id::text AS id, i.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, 0 AS attempts,
+      SELECT i.id::text AS id, i.webhook_id, w.account_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, 0 AS attempts,
         NULL::jsonb AS payload, i.event_id::text AS event_id, e.type, e.occurred_at, e.data, e.recorded_at
       FROM inserted i JOIN webhooks w ON w.id = i.webhook_id JOIN batch e ON e.id = i.event_id
+      WHERE i.claimed_until IS NOT NULL
     ) d ON true
     ORDER BY d.id::bigint
   `.execute(db);
   const events = rows[0]?.events ?? 0;
   const deliveries = rows.filter((r) => r.id !== null).map(claimedDelivery).filter((d): d is ClaimedDelivery => d !== undefined);
-  return { deliveries, events, types: rows[0]?.types ?? {} };
+  return { deliveries, events, types: rows[0]?.types ?? {}, unclaimed: rows[0]?.unclaimed ?? 0 };
 }
 
 function claimedDelivery(r: ClaimRow): ClaimedDelivery | undefined {
@@ -66,12 +88,14 @@ function claimedDelivery(r: ClaimRow): ClaimedDelivery | undefined {
   if (!payload) return undefined;
   const secrets = [r.secret];
   if (r.previous_secret && r.previous_until && r.previous_until.getTime() > Date.now()) secrets.push(r.previous_secret);
-  return { id: r.id, webhookId: r.webhook_id, url: r.url, secrets, attempts: r.attempts, payload, recordedAt: r.recorded_at ?? undefined };
+  return { id: r.id, webhookId: r.webhook_id, accountId: r.account_id, url: r.url, secrets, attempts: r.attempts, payload, recordedAt: r.recorded_at ?? undefined };
 }
 
 export interface ClaimedDelivery {
   id: string;
   webhookId: number;
+  /** The webhook's account: deliveries are sent fairly across accounts. */
+  accountId: number;
   url: string;
   /** The secrets that sign: the current one, and the previous one while a rotation lasts. */
   secrets: string[];
@@ -97,24 +121,84 @@ export async function claimDeliveries(db: Db, deliveryIds: string[], claimMs: nu
       FROM webhooks w
       WHERE d.id = ANY(${deliveryIds}::bigint[]) AND w.id = d.webhook_id AND w.enabled AND d.status = 'pending'
         AND d.next_attempt_at <= now() + interval '1 second' AND (d.claimed_until IS NULL OR d.claimed_until < now())
-      RETURNING d.id, d.webhook_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
+      RETURNING d.id, d.webhook_id, w.account_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
     )
-    SELECT c.id::text AS id, c.webhook_id, c.url, c.secret, c.previous_secret, c.previous_until, c.attempts, c.payload, c.event_id::text AS event_id,
+    SELECT c.id::text AS id, c.webhook_id, c.account_id, c.url, c.secret, c.previous_secret, c.previous_until, c.attempts, c.payload, c.event_id::text AS event_id,
       e.type, e.occurred_at, e.data, e.recorded_at
     FROM claimed c LEFT JOIN events e ON e.id = c.event_id
   `.execute(db);
-  for (const r of rows) {
-    const delivery = claimedDelivery(r);
-    if (delivery) claimed.set(r.id, delivery);
-    // The event was pruned before it could be delivered: nothing left to send.
-    else await finishAttempt(db, { deliveryId: r.id, webhookId: r.webhook_id, attempt: r.attempts + 1, durationMs: 0, error: 'event no longer in the log', outcome: 'failed', maxConsecutiveFailures: Number.POSITIVE_INFINITY });
-  }
+  for (const delivery of await sendable(db, rows)) claimed.set(delivery.id, delivery);
   return claimed;
 }
 
-/** Hands a claimed delivery back without an attempt (its webhook had too many in flight). */
-export async function releaseDelivery(db: Db, deliveryId: string): Promise<void> {
-  await sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ${deliveryId}::bigint`.execute(db);
+/** The claimed rows as deliveries to send; one whose event was pruned before it could be delivered is finished as failed. */
+async function sendable(db: Db, rows: ClaimRow[]): Promise<ClaimedDelivery[]> {
+  const deliveries: ClaimedDelivery[] = [];
+  for (const r of rows) {
+    const delivery = claimedDelivery(r);
+    if (delivery) deliveries.push(delivery);
+    else await finishAttempt(db, { deliveryId: r.id, webhookId: r.webhook_id, attempt: r.attempts + 1, durationMs: 0, error: 'event no longer in the log', outcome: 'failed', maxConsecutiveFailures: Number.POSITIVE_INFINITY });
+  }
+  return deliveries;
+}
+
+/**
+ * Claims due deliveries no process holds, for `claimMs`, a few per account in turn: the earliest due
+ * of every account before any account's second, at most `rooms` gives each account and `limit` in
+ * all. So however long one account's backlog, another account's due delivery is among the first
+ * taken. Each enabled webhook's earliest pending deliveries are read by index, never its whole
+ * history. A second process running this at the same time skips what the first took (the update
+ * re-checks the claim). `more`: due deliveries were left (no room, or past `limit`).
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  options: { claimMs: number; limit: number; rooms: ClaimRooms },
+): Promise<{ deliveries: ClaimedDelivery[]; more: boolean }> {
+  if (options.limit <= 0) return { deliveries: [], more: true };
+  const rooms = JSON.stringify(options.rooms.accounts);
+  const others = options.rooms.others;
+  // One more than any account may take: a webhook with more due than that always leaves one over, so `more` sees it.
+  const perWebhook = Math.max(others, ...Object.values(options.rooms.accounts)) + 1;
+  const { rows } = await sql<ClaimRow & { more: boolean }>`
+    WITH candidates AS (
+      SELECT d.id, w.account_id, d.next_attempt_at
+      FROM webhooks w
+      CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+          AND (d.claimed_until IS NULL OR d.claimed_until < now())
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${perWebhook}
+      ) d
+      WHERE w.enabled
+    ), ranked AS (
+      SELECT id, account_id, row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS turn FROM candidates
+    ), picked AS (
+      SELECT id FROM ranked
+      WHERE turn <= coalesce((${rooms}::jsonb ->> account_id::text)::int, ${others}::int)
+      ORDER BY turn, id
+      LIMIT ${options.limit}
+    ), claimed AS (
+      UPDATE webhook_deliveries d SET claimed_until = now() + ${options.claimMs}::float8 * interval '1 millisecond'
+      FROM webhooks w
+      WHERE d.id IN (SELECT id FROM picked) AND w.id = d.webhook_id AND w.enabled AND d.status = 'pending'
+        AND (d.claimed_until IS NULL OR d.claimed_until < now())
+      RETURNING d.id, d.webhook_id, w.account_id, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at AS previous_until, d.attempts, d.payload, d.event_id
+    )
+    SELECT (SELECT count(*) FROM candidates) > (SELECT count(*) FROM picked) AS more,
+      c.id::text AS id, c.webhook_id, c.account_id, c.url, c.secret, c.previous_secret, c.previous_until, c.attempts, c.payload, c.event_id::text AS event_id,
+      e.type, e.occurred_at, e.data, e.recorded_at
+    FROM (SELECT 1) one
+    LEFT JOIN (claimed c LEFT JOIN events e ON e.id = c.event_id) ON true
+  `.execute(db);
+  const claimed = rows.filter((r) => r.id !== null);
+  return { deliveries: await sendable(db, claimed), more: rows[0]?.more ?? false };
+}
+
+/** Hands claimed deliveries back without an attempt (their account had no room here), for any process to claim. */
+export async function releaseDeliveries(db: Db, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await sql`UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY(${deliveryIds}::bigint[]) AND status = 'pending'`.execute(db);
 }
 
 export interface AttemptRecord {
@@ -210,15 +294,26 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
  * Pending deliveries of enabled webhooks due within `withinMs` and free by then, each with the time it
  * may be tried: what the queue must hold. A claim that runs out within `withinMs` (its process died
  * mid-request: a live one clears its claims when it records the answer) counts as free from a second
- * after it ends, so the delivery is taken up then rather than a whole sweep later.
+ * after it ends, so the delivery is taken up then rather than a whole sweep later. At most
+ * `perAccount` of each account, taken in turn, so one account's backlog cannot fill `limit`; the
+ * rest of a backlog is claimed by claimDueDeliveries as room frees up.
  */
-export async function dueDeliveries(db: Db, withinMs: number, limit: number): Promise<Array<{ id: string; attempts: number; nextAttemptAt: Date }>> {
+export async function dueDeliveries(
+  db: Db,
+  withinMs: number,
+  limit: number,
+  perAccount = limit,
+): Promise<Array<{ id: string; attempts: number; nextAttemptAt: Date }>> {
   const { rows } = await sql<{ id: string; attempts: number; next_attempt_at: Date }>`
-    SELECT d.id::text AS id, d.attempts, greatest(d.next_attempt_at, d.claimed_until + interval '1 second') AS next_attempt_at
-    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
-    WHERE d.status = 'pending' AND d.next_attempt_at <= now() + ${withinMs}::float8 * interval '1 millisecond'
-      AND (d.claimed_until IS NULL OR d.claimed_until < now() + ${withinMs}::float8 * interval '1 millisecond')
-    ORDER BY 3 LIMIT ${limit}
+    SELECT id, attempts, next_attempt_at FROM (
+      SELECT d.id::text AS id, d.attempts, greatest(d.next_attempt_at, d.claimed_until + interval '1 second') AS next_attempt_at,
+        row_number() OVER (PARTITION BY w.account_id ORDER BY greatest(d.next_attempt_at, d.claimed_until + interval '1 second'), d.id) AS turn
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now() + ${withinMs}::float8 * interval '1 millisecond'
+        AND (d.claimed_until IS NULL OR d.claimed_until < now() + ${withinMs}::float8 * interval '1 millisecond')
+    ) due
+    WHERE turn <= ${perAccount}
+    ORDER BY turn, next_attempt_at LIMIT ${limit}
   `.execute(db);
   return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: r.next_attempt_at }));
 }

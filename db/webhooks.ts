@@ -6,7 +6,22 @@ import type { WebhookDeliveryStatus } from './schema.ts';
 // A key manages the webhooks of its own user and mode: a webhook receives what its owner's key would
 // read, so another user's webhook (seeing other vehicles) is not this key's to change.
 
-export async function insertWebhook(db: Db, scope: AccessScope, webhook: { url: string; events: string[]; description: string | null; secret: string }) {
+/** The first key of the advisory lock that makes a user's registrations take turns (the second is the user id). */
+const WEBHOOK_LIMIT_LOCK = 0x77686b;
+
+/**
+ * Registers a webhook unless the key's user already has `limit` in its mode (undefined then). Call it
+ * in a transaction: two registrations racing for the last place take turns on a lock held until the
+ * commit, so the count each one reads includes the other's webhook.
+ */
+export async function insertWebhook(db: Db, scope: AccessScope, webhook: { url: string; events: string[]; description: string | null; secret: string }, limit: number) {
+  await sql`SELECT pg_advisory_xact_lock(${WEBHOOK_LIMIT_LOCK}::int, ${scope.userId}::int)`.execute(db);
+  const { n } = await db
+    .selectFrom('webhooks')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('account_id', '=', scope.accountId).where('user_id', '=', scope.userId).where('mode', '=', scope.mode)
+    .executeTakeFirstOrThrow();
+  if (n >= limit) return undefined;
   return db
     .insertInto('webhooks')
     .values({ account_id: scope.accountId, user_id: scope.userId, mode: scope.mode, url: webhook.url, events: webhook.events, description: webhook.description, secret: webhook.secret })

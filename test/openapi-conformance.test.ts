@@ -504,11 +504,15 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       {
         status: 201,
         what: 'a new webhook with its secret',
+        // Subscribing needs events:read besides the operation's permission.
+        key: (s) => s.webhooks.subscriber,
         request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['vehicle.geofence.enter', 'travel.*'] } }),
         shows: (body) => expect(body.data.secret).toMatch(/^whsec_/),
       },
-      { status: 400, what: 'a URL that is not http(s)', request: () => ({ path: '/webhooks', method: 'POST', body: { url: 'ftp://example.com/x', events: ['*'] } }), shows: errorMatching(/https:\/\/ or http:\/\//) },
-      { status: 400, what: 'an unknown event type', request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['vehicle.flying'] } }), shows: errorMatching(/unknown event type/) },
+      { status: 400, what: 'a URL that is not http(s)', key: (s) => s.webhooks.subscriber, request: () => ({ path: '/webhooks', method: 'POST', body: { url: 'ftp://example.com/x', events: ['*'] } }), shows: errorMatching(/https:\/\/ or http:\/\//) },
+      { status: 400, what: 'an unknown event type', key: (s) => s.webhooks.subscriber, request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['vehicle.flying'] } }), shows: errorMatching(/unknown event type/) },
+      { status: 403, what: 'a key with webhooks:write but not events:read', request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['*'] } }), shows: errorMatching(/lacks the events:read permission/) },
+      { status: 409, what: 'a user with WEBHOOKS_PER_USER webhooks already', key: (s) => s.webhooks.full, request: (s) => ({ path: '/webhooks', method: 'POST', body: { url: s.webhooks.receiver, events: ['*'] } }), shows: errorMatching(/at most 20 webhooks/) },
       { status: 413, what: 'a body over the limit', request: () => ({ path: '/webhooks', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
       { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/webhooks', method: 'POST', body: 'url=x', headers: { 'Content-Type': 'text/plain' } }) },
     ],
@@ -535,7 +539,8 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
   'PATCH /webhooks/{id}': {
     permission: 'webhooks:write',
     cases: [
-      { status: 200, what: 'new events and description', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { events: ['vehicle.geofence.*', 'vehicle.panic'], description: null } }), shows: (body) => expect(body.data.description).toBeNull() },
+      { status: 200, what: 'new events and description', key: (s) => s.webhooks.subscriber, request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { events: ['vehicle.geofence.*', 'vehicle.panic'], description: null } }), shows: (body) => expect(body.data.description).toBeNull() },
+      { status: 403, what: 'new events from a key without events:read', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { events: ['*'] } }), shows: errorMatching(/lacks the events:read permission/) },
       { status: 400, what: 'enabled that is not a boolean', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: { enabled: 'yes' } }) },
       { status: 404, what: 'an unknown id', request: () => ({ path: '/webhooks/999999999', method: 'PATCH', body: {} }) },
       { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/webhooks/${s.webhooks.main}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },

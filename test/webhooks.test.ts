@@ -205,4 +205,67 @@ describe('/webhooks', () => {
     }
     expect(await row(id)).toMatchObject({ enabled: true });
   });
+
+  it('needs events:read besides webhooks:write to subscribe: a key that cannot read events cannot receive them', async () => {
+    const id = (await create({ url: receiverUrl, events: ['vehicle.panic'] })).body.data.id;
+    await t.json(`/api/v1/webhooks/${id}`, { key, method: 'PATCH', body: { enabled: false } });
+    const blind = (await t.fixtures.key(userId, { permissions: ['webhooks:read', 'webhooks:write'] })).key;
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/webhooks', { url: receiverUrl, events: ['*'] }],
+      ['PATCH', `/api/v1/webhooks/${id}`, { events: ['*'] }],
+      ['PATCH', `/api/v1/webhooks/${id}`, { enabled: true }],
+      // Pointing a webhook elsewhere hands its events to a receiver of the key's choosing.
+      ['PATCH', `/api/v1/webhooks/${id}`, { url: 'http://127.0.0.1:10/elsewhere' }],
+    ] as Array<[string, string, unknown]>) {
+      const refused = await t.json(path, { key: blind, method, body });
+      expect({ method, body, status: refused.status }).toEqual({ method, body, status: 403 });
+      expect(refused.body.error).toMatch(/lacks the events:read permission/);
+    }
+    expect(await row(id)).toMatchObject({ events: ['vehicle.panic'], enabled: false, url: receiverUrl });
+    // What subscribes nobody to anything stays open to it: a description, disabling, deleting.
+    expect((await t.json(`/api/v1/webhooks/${id}`, { key: blind, method: 'PATCH', body: { description: 'quiet' } })).status).toBe(200);
+    expect((await t.json(`/api/v1/webhooks/${id}`, { key: blind, method: 'PATCH', body: { enabled: false } })).status).toBe(200);
+    const reader = (await t.fixtures.key(userId, { permissions: ['webhooks:write', 'events:read'] })).key;
+    expect((await t.json(`/api/v1/webhooks/${id}`, { key: reader, method: 'PATCH', body: { events: ['*'], enabled: true } })).status).toBe(200);
+    expect((await t.json(`/api/v1/webhooks/${id}`, { key: blind, method: 'DELETE' })).status).toBe(200);
+  });
+
+  it('keeps a user to WEBHOOKS_PER_USER webhooks per mode, answering 409 for one more', async () => {
+    const tenant = await t.fixtures.tenant();
+    const mine = (as: string) => create({ url: receiverUrl, events: ['*'] }, as);
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await mine(tenant.key);
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    const over = await mine(tenant.key);
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatch(/at most 20 webhooks.*delete one/);
+    // Each user and mode has its own allowance.
+    const colleague = await t.fixtures.user(tenant.account.id);
+    expect((await mine((await t.fixtures.key(colleague.id)).key)).status).toBe(201);
+    expect((await mine((await t.fixtures.key(tenant.user.id, { mode: 'test' })).key)).status).toBe(201);
+    // Deleting one makes room for one.
+    expect((await t.json(`/api/v1/webhooks/${ids[0]}`, { key: tenant.key, method: 'DELETE' })).status).toBe(200);
+    expect((await mine(tenant.key)).status).toBe(201);
+    expect((await mine(tenant.key)).status).toBe(409);
+  });
+
+  it('holds to the limit when requests race for the last places, and takes its own limit', async () => {
+    const tenant = await t.fixtures.tenant();
+    const app = createApp({ db: t.database.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1000, 10_000), config: { ...TEST_CONFIG, webhooksPerUser: 3 } });
+    const post = async () => {
+      const res = await app.request('/api/v1/webhooks', {
+        method: 'POST', headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: receiverUrl, events: ['*'] }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await post()).status).toBe(201);
+    const raced = await Promise.all(Array.from({ length: 6 }, post));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
+    expect(raced.find((r) => r.status === 409)!.body.error).toMatch(/at most 3 webhooks/);
+    const stored = await t.database.db.selectFrom('webhooks').select('id').where('user_id', '=', tenant.user.id).execute();
+    expect(stored).toHaveLength(3);
+  });
 });

@@ -11,6 +11,7 @@ import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
 import { auditActor } from '../audit-actor.ts';
 import type { AppEnv } from '../app-env.ts';
+import { grants } from '../auth/permissions.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
@@ -18,6 +19,7 @@ import type { RouteDeps } from '../route-deps.ts';
 import { AttemptSchema, DeliverySchema, WebhookSchema, WebhookWithSecretSchema, attemptView, deliveryView, webhookView } from '../views/webhook-view.ts';
 
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+const DEFAULT_WEBHOOKS_PER_USER = 20;
 const MAX_PATTERNS = 50;
 const MAX_SERIAL_ID = 2_147_483_647;
 const MAX_BIGINT_ID = 9_223_372_036_854_775_807n;
@@ -75,7 +77,12 @@ const routes = {
     request: { body: { content: json(CreateBody), required: true } },
     responses: {
       201: { description: 'The webhook with its signing secret, shown only now', content: json(envelopeSchema(WebhookWithSecretSchema, 'WebhookCreated')) },
-      ...errorResponses([400, 'Invalid url (scheme, or an address webhooks may not reach), unknown event type, or malformed body'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...errorResponses(
+        [400, 'Invalid url (scheme, or an address webhooks may not reach), unknown event type, or malformed body'],
+        [403, 'The key lacks webhooks:write, or events:read (a webhook delivers events: only a key that may read them subscribes one)'],
+        [409, 'The key\'s user already has WEBHOOKS_PER_USER webhooks (20 by default) in this mode; delete one first'],
+        [413, 'Body too large'], [415, 'Not JSON'],
+      ),
     },
   }),
   list: createRoute({
@@ -97,7 +104,11 @@ const routes = {
     request: { params: z.object({ id }), body: { content: json(PatchBody), required: true } },
     responses: {
       200: { description: 'The webhook', content: json(envelopeSchema(WebhookSchema, 'WebhookUpdated')) },
-      ...errorResponses([400, 'Invalid field'], [404, 'No such webhook'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...errorResponses(
+        [400, 'Invalid field'],
+        [403, 'The key lacks webhooks:write, or events:read to change events or url or to enable the webhook (what decides which events go where)'],
+        [404, 'No such webhook'], [413, 'Body too large'], [415, 'Not JSON'],
+      ),
     },
   }),
   remove: createRoute({
@@ -170,8 +181,19 @@ function checkedPatterns(patterns: string[]): string[] {
   return names;
 }
 
+/**
+ * A webhook delivers events: a key that may not read them may not decide which events go where
+ * (subscribe, point a webhook elsewhere, or enable one), or webhooks:write alone would read the log.
+ */
+function requireEventsRead(permissions: readonly string[], what: string): void {
+  if (!grants(permissions, 'events:read')) {
+    throw new ApiError(403, `This API key lacks the events:read permission, which ${what} needs besides webhooks:write: a webhook delivers events, so only a key that may read them subscribes one`);
+  }
+}
+
 export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
+  const perUser = config.webhooksPerUser ?? DEFAULT_WEBHOOKS_PER_USER;
   const checkedUrl = async (url: string) => {
     try {
       await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate ?? false });
@@ -188,12 +210,16 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
   };
 
   app.openapi(routes.create, async (c) => {
+    requireEventsRead(c.get('principal').permissions, 'registering a webhook');
     const body = c.req.valid('json');
     const events = checkedPatterns(body.events);
     const url = await checkedUrl(body.url);
     const secret = newWebhookSecret();
     const row = await inTransaction(db, async (trx) => {
-      const created = await insertWebhook(trx, c.get('principal').scope, { url, events, description: body.description ?? null, secret });
+      const created = await insertWebhook(trx, c.get('principal').scope, { url, events, description: body.description ?? null, secret }, perUser);
+      if (!created) {
+        throw new ApiError(409, `A user may have at most ${perUser} webhooks in each mode (WEBHOOKS_PER_USER), and this key's user has them all; delete one first (DELETE /webhooks/{id})`);
+      }
       await recordAudit(trx, auditActor(c), { action: 'webhook.created', targetType: 'webhook', targetId: String(created.id), details: { url, events } });
       return created;
     });
@@ -210,9 +236,12 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
   app.openapi(routes.get, async (c) => c.json(envelope(webhookView(await owned(c.get('principal').scope, c.req.valid('param').id))), 200));
 
   app.openapi(routes.patch, async (c) => {
-    const { scope } = c.get('principal');
+    const { scope, permissions } = c.get('principal');
     const webhookId = c.req.valid('param').id;
     const body = c.req.valid('json');
+    if (body.events !== undefined || body.url !== undefined || body.enabled === true) {
+      requireEventsRead(permissions, 'changing a webhook\'s events or url, or enabling it,');
+    }
     await owned(scope, webhookId);
     const changes = {
       url: body.url === undefined ? undefined : await checkedUrl(body.url),

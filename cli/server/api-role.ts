@@ -48,7 +48,7 @@ export async function startApiRole(
     eventFeed,
     streamLeases: deps.streamLeases,
     config: {
-      ...config, webhookAllowPrivate: config.webhooks.allowPrivate, eventStream: {
+      ...config, webhookAllowPrivate: config.webhooks.allowPrivate, webhooksPerUser: config.webhooks.perUser, eventStream: {
         heartbeatMs: config.eventStreamHeartbeatS * 1000, maxPerCredential: config.eventStreamsPerCredential, maxLifeMs: config.eventStreamMaxLifeS * 1000,
       },
       tripMaxGapS: config.engine.trips.maxGapS,

@@ -35,6 +35,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
       timeoutMs: config.webhooks.timeoutMs,
       allowPrivate: config.webhooks.allowPrivate,
       concurrency: config.webhooks.concurrency,
+      perAccountInFlight: config.webhooks.accountConcurrency,
       perWebhookInFlight: 16,
       maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
       // Polled as well as woken by NOTIFY: measured, the poll keeps the p99 from commit to receiver under a second.

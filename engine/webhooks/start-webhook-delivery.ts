@@ -1,8 +1,11 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
-import { claimDeliveries, dueDeliveries, fanOutEvents, finishAttempt, recordAttempts, releaseDelivery, type AttemptRecord, type ClaimedDelivery } from '../../db/webhook-deliveries.ts';
+import {
+  claimDeliveries, claimDueDeliveries, dueDeliveries, fanOutEvents, finishAttempt, recordAttempts, releaseDeliveries, type AttemptRecord, type ClaimedDelivery,
+} from '../../db/webhook-deliveries.ts';
 import { engineMetrics } from '../engine-metrics.ts';
 import { jobRequestId } from '../observed-job.ts';
+import { FairLanes } from './fair-lanes.ts';
 import { StatementBatcher } from './statement-batcher.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Job, JobQueue, QueueBackend } from '../queue/job-queue.ts';
@@ -19,7 +22,12 @@ export interface WebhookDeliverySettings {
   allowPrivate: boolean;
   /** Deliveries sent at once by this process. */
   concurrency: number;
-  /** Deliveries of one webhook in flight at once in this process: a slow receiver keeps the rest of the slots free. */
+  /**
+   * Deliveries of one account in flight at once in this process (default a quarter of `concurrency`):
+   * an account whose receivers are slow keeps the rest of the slots free for other accounts.
+   */
+  perAccountInFlight?: number;
+  /** Deliveries of one webhook in flight at once in this process (at most all of its account's but one). */
   perWebhookInFlight: number;
   maxConsecutiveFailures: number;
   /** Waits between attempts (the Standard Webhooks schedule unless a test shortens it). */
@@ -30,17 +38,16 @@ export interface WebhookDeliverySettings {
   sweepMs: number;
 }
 
-interface Lane {
-  active: number;
-  waiting: Array<{ delivery: ClaimedDelivery; claimedAt: number }>;
-}
-
 export interface RunningWebhookDelivery {
   close(): Promise<void>;
 }
 
 const FAN_OUT_BATCH = 1_000;
 const RETRY_AFTER_STATUSES = new Set([429, 502, 504]);
+/** Deliveries an account may hold in this process (in flight and waiting), in requests it may have in flight. */
+const HOLD_PER_SLOT = 4;
+/** How often due deliveries left in the database are looked for when no request ending says to. */
+const REFILL_POLL_MS = 250;
 
 /** Puts deliveries on the webhooks queue; a job id per attempt makes a second add a no-op while the first waits. */
 export async function enqueueDeliveries(
@@ -60,10 +67,12 @@ export async function enqueueDeliveries(
 
 /**
  * Webhook delivery: fan-out follows the event log (woken by NOTIFY on PostgreSQL, by its poll
- * everywhere) and turns each committed event into deliveries; each delivery is a job on its own
- * queue, apart from the engine's, that claims the delivery, signs and POSTs it, and records the
- * attempt with the next retry. Pending deliveries are put back on the queue at start and by a
- * periodic sweep, so neither a restart of the in-process queue nor a lost job loses one.
+ * everywhere) and turns each committed event into deliveries, claiming for this process what it has
+ * room for; retries, manual retries and pings are jobs on a queue of their own, apart from the
+ * engine's, that claim their delivery; what no process had room for stays due in the database until
+ * one claims it, fairly across accounts (refill). Each claimed delivery is signed, POSTed, and its
+ * attempt recorded with the next retry. Pending deliveries are put back on the queue at start and by
+ * a periodic sweep, so neither a restart of the in-process queue nor a lost job loses one.
  */
 export async function startWebhookDelivery(database: DatabaseHandle, backend: QueueBackend, log: Logger, settings: WebhookDeliverySettings): Promise<RunningWebhookDelivery> {
   const { db } = database;
@@ -87,72 +96,101 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
   }, { maxDelayMs: 10, maxItems: 200 });
 
   /**
-   * At most `concurrency` requests at once in this process, and at most `perWebhookInFlight` per
-   * webhook. A claimed delivery over those waits in its webhook's lane (bounded); a full lane hands it
-   * back to the queue. So a slow or dead receiver fills its own lane, never the slots other webhooks
+   * Fair across accounts (FairLanes): at most `concurrency` requests at once in this process, at most
+   * `perAccountInFlight` of one account, and a free slot goes to the account served longest ago. This
+   * process holds only a few deliveries per account beyond those in flight: the rest stay due and
+   * unclaimed in the database, where whichever process has room claims them, a few per account in turn
+   * (refill). So a slow or dead receiver fills its own account's share, never the slots other accounts
    * need, and the engine does not wait for any of it.
    */
-  const lanes = new Map<number, Lane>();
-  const laneCapacity = settings.perWebhookInFlight * 64;
+  const perAccount = Math.min(settings.concurrency, settings.perAccountInFlight ?? Math.max(1, Math.floor(settings.concurrency / 4)));
+  const holdPerAccount = perAccount * HOLD_PER_SLOT;
+  const lanes = new FairLanes<ClaimedDelivery>({
+    concurrency: settings.concurrency,
+    perAccount,
+    perWebhook: settings.perWebhookInFlight,
+    holdPerAccount,
+    holdTotal: settings.concurrency * HOLD_PER_SLOT,
+    // A claim that would run out during the request is let go: whoever claims it next sends it, and
+    // sending it here too would send it twice.
+    maxWaitMs: claimMs - settings.timeoutMs - 5_000,
+  });
   const running = new Set<Promise<void>>();
-  let active = 0;
+  // Due deliveries may be waiting in the database for room here: set when fan-out left some
+  // unclaimed, a delivery was handed back, or the last refill left some.
+  let wantRefill = false;
+  let refilling: Promise<void> | undefined;
+  let refillTimer: NodeJS.Timeout | undefined;
+  let refillFailing = false;
+  let lastRefill = 0;
+  const releases = new StatementBatcher<string, void>(async (ids) => {
+    await releaseDeliveries(db, ids);
+    return ids.map(() => undefined);
+  }, { maxDelayMs: 10, maxItems: 500 });
 
-  function laneOf(webhookId: number) {
-    let lane = lanes.get(webhookId);
-    if (!lane) lanes.set(webhookId, (lane = { active: 0, waiting: [] }));
-    return lane;
-  }
-
-  /** Sends now if a slot is free, else queues it in its lane; false when the lane is full. */
-  function dispatch(delivery: ClaimedDelivery): boolean {
-    const lane = laneOf(delivery.webhookId);
-    if (lane.active < settings.perWebhookInFlight && active < settings.concurrency) {
-      start(delivery, lane);
-      return true;
+  /** Hands deliveries back to the database, due and unclaimed, for whichever process has room. */
+  function release(deliveries: ClaimedDelivery[]): void {
+    if (deliveries.length === 0) return;
+    wantRefill = true;
+    for (const d of deliveries) {
+      releases.call(d.id).catch((error: Error) => log.warn('webhook delivery release failed; its claim runs out instead', { deliveryId: d.id, error: error.message }));
     }
-    if (lane.waiting.length >= laneCapacity) return false;
-    lane.waiting.push({ delivery, claimedAt: Date.now() });
-    return true;
   }
 
-  function start(delivery: ClaimedDelivery, lane: Lane): void {
-    lane.active++;
-    active++;
+  /** Queues claimed deliveries in their lanes and starts what may start. */
+  function dispatch(deliveries: ClaimedDelivery[]): void {
+    for (const d of deliveries) lanes.add(d);
+    pump();
+  }
+
+  function pump(): void {
+    for (let d = lanes.next(); d; d = lanes.next()) start(d);
+    release(lanes.takeStale());
+  }
+
+  function start(delivery: ClaimedDelivery): void {
     const sending = send(delivery, () => {
-      lane.active--;
-      active--;
-      pump(delivery.webhookId);
+      lanes.done(delivery);
+      pump();
+      // Claimed a batch at a time, not one per request that ends.
+      if (wantRefill && (lanes.room(delivery.accountId) >= holdPerAccount / 2 || lanes.waiting === 0)) scheduleRefill();
     }).catch((error: Error) => log.warn('webhook delivery failed', { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.payload.id, error: error.message }));
     running.add(sending);
     void sending.finally(() => running.delete(sending));
   }
 
-  /** Starts waiting deliveries into free slots: the lane that just freed one first, then the others. */
-  function pump(freedWebhookId: number): void {
-    const order = [freedWebhookId, ...[...lanes.keys()].filter((id) => id !== freedWebhookId)];
-    for (const id of order) {
-      const lane = lanes.get(id);
-      if (!lane) continue;
-      while (lane.waiting.length > 0 && lane.active < settings.perWebhookInFlight && active < settings.concurrency) {
-        const next = lane.waiting.shift()!;
-        // A claim that would run out during the request is let go: the sweep gives it to whoever
-        // claims it next, and sending it here too would send it twice.
-        if (Date.now() - next.claimedAt < claimMs - settings.timeoutMs - 5_000) start(next.delivery, lane);
-      }
-      if (lane.active === 0 && lane.waiting.length === 0) lanes.delete(id);
-      if (active >= settings.concurrency) return;
-    }
-  }
-
-  async function handBack(delivery: ClaimedDelivery): Promise<void> {
-    await releaseDelivery(db, delivery.id);
-    await queue.add(DELIVERY_JOB, { deliveryId: delivery.id }, { jobId: `delivery-${delivery.id}-${delivery.attempts}-wait-${Date.now()}`, delay: 1_000 });
-  }
-
-  /** A retry, a manual retry, or one the sweep found: claimed here, then sent like a new one. */
+  /** A retry, a manual retry, or one the sweep found: claimed here, then sent like a new one if its account has room. */
   async function deliver(job: Job): Promise<void> {
     const delivery = await claims.call(String((job.data as { deliveryId: string }).deliveryId));
-    if (delivery && !dispatch(delivery)) await handBack(delivery);
+    if (!delivery) return;
+    if (lanes.room(delivery.accountId) > 0) dispatch([delivery]);
+    else release([delivery]);
+  }
+
+  function scheduleRefill(delayMs = 10): void {
+    if (closed || refillTimer) return;
+    refillTimer = setTimeout(() => {
+      refillTimer = undefined;
+      if (refilling) return scheduleRefill(delayMs);
+      refilling = refill().finally(() => (refilling = undefined));
+    }, delayMs);
+  }
+  async function refill(): Promise<void> {
+    const rooms = lanes.rooms();
+    if (rooms.total === 0) return; // a request ending asks again
+    lastRefill = Date.now();
+    wantRefill = false;
+    try {
+      const { deliveries, more } = await claimDueDeliveries(db, { claimMs, limit: rooms.total, rooms });
+      if (more) wantRefill = true;
+      refillFailing = false;
+      if (closed) await releaseDeliveries(db, deliveries.map((d) => d.id));
+      else dispatch(deliveries);
+    } catch (error) {
+      wantRefill = true;
+      if (!refillFailing) log.warn('webhook refill failed; retrying', { error: (error as Error).message });
+      refillFailing = true;
+    }
   }
 
   async function send(delivery: ClaimedDelivery, done: () => void): Promise<void> {
@@ -194,9 +232,13 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
     }
     fanning = (async () => {
       for (;;) {
-        const { deliveries, events, types } = await fanOutEvents(db, FAN_OUT_BATCH, claimMs);
+        const { deliveries, events, types, unclaimed } = await fanOutEvents(db, FAN_OUT_BATCH, claimMs, lanes.rooms());
         for (const [type, n] of Object.entries(types)) engineMetrics.events.inc({ type }, n);
-        for (const d of deliveries) if (!dispatch(d)) await handBack(d);
+        dispatch(deliveries);
+        if (unclaimed > 0) {
+          wantRefill = true;
+          scheduleRefill();
+        }
         if (events < FAN_OUT_BATCH) return;
       }
     })()
@@ -218,7 +260,10 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
 
   const sweep = async () => {
     try {
-      await enqueueDeliveries(queue, await dueDeliveries(db, settings.sweepMs, 10_000));
+      await enqueueDeliveries(queue, await dueDeliveries(db, settings.sweepMs, 10_000, holdPerAccount));
+      // Past each account's share, a backlog is claimed as room frees up.
+      wantRefill = true;
+      scheduleRefill();
     } catch (error) {
       log.warn('webhook sweep failed', { error: (error as Error).message });
     }
@@ -232,6 +277,10 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
   await sweep();
   const fanTimer = setInterval(fanOut, settings.fanOutPollMs);
   fanTimer.unref();
+  const refillPollTimer = setInterval(() => {
+    if (wantRefill && Date.now() - lastRefill >= REFILL_POLL_MS) scheduleRefill(0);
+  }, Math.min(REFILL_POLL_MS, settings.fanOutPollMs));
+  refillPollTimer.unref();
   const sweepTimer = setInterval(() => void sweep(), settings.sweepMs);
   sweepTimer.unref();
   let notifications: NotificationListener | undefined;
@@ -246,12 +295,15 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
       closed = true;
       clearInterval(fanTimer);
       clearInterval(sweepTimer);
+      clearInterval(refillPollTimer);
+      clearTimeout(refillTimer);
       notifications?.close();
       await fanning;
+      await refilling;
       await worker.close();
-      // Lanes still holding claimed deliveries let them go: their claims expire and the sweep of
-      // whichever process runs next takes them up.
-      for (const lane of lanes.values()) lane.waiting.length = 0;
+      // Deliveries still waiting here are handed back, for another process to claim at once.
+      await releaseDeliveries(db, lanes.takeWaiting().map((d) => d.id)).catch((error: Error) =>
+        log.warn('webhook deliveries not handed back at stop; their claims run out instead', { error: error.message }));
       await Promise.allSettled([...running]);
     },
   };

@@ -16,7 +16,8 @@ export interface ConformanceScene {
   devices: Record<'reporting' | 'bare' | 'silent' | 'spare' | 'dispatch' | 'route', Device>;
   geofences: { warehouse: number; polanco: number; spare: number };
   travels: { inProgress: number; scheduled: number; cancelled: number; toCancel: number };
-  webhooks: { main: number; disabled: number; toDelete: number; receiver: string };
+  /** `subscriber`: a key with webhooks:write and events:read; `full`: a key whose user has WEBHOOKS_PER_USER webhooks (20). */
+  webhooks: { main: number; disabled: number; toDelete: number; receiver: string; subscriber: string; full: string };
   deliveries: { failed: string; succeeded: string };
   /** IMEIs: a vehicle with every detail field set (driver, unknown driver key, protocol, limit), one to delete. */
   vehicles: { detailed: string; toDelete: string };
@@ -131,7 +132,11 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
     if (res.status !== 201) throw new Error(`scene: webhook answered ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.data.id as number;
   };
-  const webhooks = { main: await hook(['vehicle.geofence.*']), disabled: await hook(['*']), toDelete: await hook(['vehicle.panic']), receiver };
+  const subscriber = await keyWith(['webhooks:write', 'events:read']);
+  const busy = await t.fixtures.user(account.id);
+  await db.insertInto('webhooks').values(Array.from({ length: 20 }, () => ({ account_id: account.id, user_id: busy.id, mode: 'live' as const, url: receiver, events: ['*'], description: null, secret: 'whsec_scene' }))).execute();
+  const atLimit = (await t.fixtures.key(busy.id, { permissions: ['webhooks:write', 'events:read'] })).key;
+  const webhooks = { main: await hook(['vehicle.geofence.*']), disabled: await hook(['*']), toDelete: await hook(['vehicle.panic']), receiver, subscriber, full: atLimit };
   await db.updateTable('webhooks').set({ enabled: false, disabled_reason: 'the receiver answered 410 Gone', disabled_at: new Date() }).where('id', '=', webhooks.disabled).execute();
   const delivery = async (status: 'failed' | 'succeeded') => {
     const row = await db

@@ -1,0 +1,170 @@
+export interface FairLaneLimits {
+  /** Requests in flight at once in this process. */
+  concurrency: number;
+  /** Requests of one account in flight at once. */
+  perAccount: number;
+  /** Requests of one webhook in flight at once (kept below `perAccount`, see FairLanes). */
+  perWebhook: number;
+  /** Deliveries of one account this process holds at once, in flight and waiting. */
+  holdPerAccount: number;
+  /** Deliveries this process holds at once, in flight and waiting. */
+  holdTotal: number;
+  /** A delivery that waited longer is set aside, never started: its claim would run out during the request. */
+  maxWaitMs: number;
+}
+
+interface Turn {
+  /** When it was last served (a running count); 0 for never, so a newcomer goes first. */
+  servedAt: number;
+}
+
+interface WebhookLane<T> extends Turn {
+  active: number;
+  waiting: Array<{ item: T; since: number }>;
+}
+
+interface AccountLane<T> extends Turn {
+  active: number;
+  waiting: number;
+  webhooks: Map<number, WebhookLane<T>>;
+}
+
+/**
+ * Which claimed webhook delivery this process sends next: fair across accounts first, then across
+ * each account's webhooks. An account has at most `perAccount` requests in flight, so accounts whose
+ * receivers are slow cannot take every slot; and a free slot goes to the account served longest ago
+ * that may send, not to the one whose request just ended, so accounts take turns. Within an account a
+ * webhook may take all of its account's slots but one, so one dead receiver leaves its account's other
+ * webhooks a way through. No I/O and no timers: the caller claims, sends and releases.
+ */
+export class FairLanes<T extends { accountId: number; webhookId: number }> {
+  private readonly accounts = new Map<number, AccountLane<T>>();
+  private readonly stale: T[] = [];
+  private readonly perWebhook: number;
+  private activeCount = 0;
+  private waitingCount = 0;
+  private turn = 0;
+
+  constructor(
+    private readonly limits: FairLaneLimits,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.perWebhook = Math.max(1, Math.min(limits.perWebhook, limits.perAccount - 1));
+  }
+
+  get active(): number {
+    return this.activeCount;
+  }
+
+  get waiting(): number {
+    return this.waitingCount;
+  }
+
+  /** Queues a claimed delivery behind its webhook's others. */
+  add(item: T): void {
+    let account = this.accounts.get(item.accountId);
+    if (!account) this.accounts.set(item.accountId, (account = { active: 0, waiting: 0, servedAt: 0, webhooks: new Map() }));
+    let lane = account.webhooks.get(item.webhookId);
+    if (!lane) account.webhooks.set(item.webhookId, (lane = { active: 0, waiting: [], servedAt: 0 }));
+    lane.waiting.push({ item, since: this.now() });
+    account.waiting++;
+    this.waitingCount++;
+  }
+
+  /** The delivery to start now, counted in flight until `done`; undefined when none may start. */
+  next(): T | undefined {
+    const staleBefore = this.now() - this.limits.maxWaitMs;
+    while (this.activeCount < this.limits.concurrency) {
+      let account: AccountLane<T> | undefined;
+      let lane: WebhookLane<T> | undefined;
+      for (const candidate of this.accounts.values()) {
+        if (candidate.waiting === 0 || candidate.active >= this.limits.perAccount) continue;
+        if (account && candidate.servedAt >= account.servedAt) continue;
+        const startable = this.laneInTurn(candidate);
+        if (startable) [account, lane] = [candidate, startable];
+      }
+      if (!account || !lane) return undefined;
+      const entry = lane.waiting.shift()!;
+      account.waiting--;
+      this.waitingCount--;
+      if (entry.since < staleBefore) {
+        this.stale.push(entry.item);
+        this.forgetIfIdle(entry.item, account, lane);
+        continue;
+      }
+      lane.active++;
+      account.active++;
+      this.activeCount++;
+      lane.servedAt = account.servedAt = ++this.turn;
+      return entry.item;
+    }
+    return undefined;
+  }
+
+  /** A delivery's request ended: its slot is free. */
+  done(item: T): void {
+    const account = this.accounts.get(item.accountId);
+    const lane = account?.webhooks.get(item.webhookId);
+    if (!account || !lane) return;
+    lane.active--;
+    account.active--;
+    this.activeCount--;
+    this.forgetIfIdle(item, account, lane);
+  }
+
+  /** How many more deliveries of the account this process may hold. */
+  room(accountId: number): number {
+    const account = this.accounts.get(accountId);
+    return account ? Math.max(0, this.limits.holdPerAccount - account.active - account.waiting) : this.limits.holdPerAccount;
+  }
+
+  /** Room per account held now, the room of any other account, and the room left in all. */
+  rooms(): { accounts: Record<number, number>; others: number; total: number } {
+    const accounts: Record<number, number> = {};
+    for (const id of this.accounts.keys()) accounts[id] = this.room(id);
+    return { accounts, others: this.limits.holdPerAccount, total: Math.max(0, this.limits.holdTotal - this.activeCount - this.waitingCount) };
+  }
+
+  /** Deliveries that waited too long (set aside by `next`, and any others by now): theirs to release. */
+  takeStale(): T[] {
+    const staleBefore = this.now() - this.limits.maxWaitMs;
+    for (const account of this.accounts.values()) {
+      for (const lane of account.webhooks.values()) {
+        // Each lane is in arrival order: the stale ones are at its front.
+        while (lane.waiting.length > 0 && lane.waiting[0]!.since < staleBefore) {
+          const { item } = lane.waiting.shift()!;
+          account.waiting--;
+          this.waitingCount--;
+          this.stale.push(item);
+          this.forgetIfIdle(item, account, lane);
+        }
+      }
+    }
+    return this.stale.splice(0);
+  }
+
+  /** Every waiting delivery, taken out (the process is stopping). */
+  takeWaiting(): T[] {
+    const all = this.stale.splice(0);
+    for (const account of this.accounts.values()) {
+      for (const lane of account.webhooks.values()) all.push(...lane.waiting.splice(0).map((w) => w.item));
+      this.waitingCount -= account.waiting;
+      account.waiting = 0;
+    }
+    return all;
+  }
+
+  /** The account's webhook served longest ago that may start a request, if any. */
+  private laneInTurn(account: AccountLane<T>): WebhookLane<T> | undefined {
+    let best: WebhookLane<T> | undefined;
+    for (const lane of account.webhooks.values()) {
+      if (lane.waiting.length > 0 && lane.active < this.perWebhook && (!best || lane.servedAt < best.servedAt)) best = lane;
+    }
+    return best;
+  }
+
+  private forgetIfIdle(item: T, account: AccountLane<T>, lane: WebhookLane<T>): void {
+    if (lane.active === 0 && lane.waiting.length === 0) account.webhooks.delete(item.webhookId);
+    if (account.active === 0 && account.waiting === 0) this.accounts.delete(item.accountId);
+  }
+}

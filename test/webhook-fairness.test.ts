@@ -1,0 +1,181 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../db/database.ts';
+import { appendEvents } from '../db/event-log.ts';
+import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
+import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
+import type { QueueBackend } from '../engine/queue/job-queue.ts';
+import { startWebhookDelivery, type RunningWebhookDelivery, type WebhookDeliverySettings } from '../engine/webhooks/start-webhook-delivery.ts';
+import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { testQueues } from './support/engine-harness.ts';
+import { fixtures } from './support/fixtures.ts';
+import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
+
+// Fair delivery across accounts, end to end: account A points several webhooks at a receiver that
+// answers 200 only after 14 s (under the 15 s timeout), and has a backlog of events; account B has one
+// webhook at a fast receiver. B's deliveries must arrive within a few seconds of their events while
+// A's backlog is still draining. WEBHOOK_CONCURRENCY is 4 here, so before delivery was fair across
+// accounts A's requests held every slot and B waited for one of them to end (14 s).
+
+const SETTINGS: WebhookDeliverySettings = {
+  timeoutMs: 15_000, allowPrivate: true, concurrency: 4, perAccountInFlight: 2, perWebhookInFlight: 2, maxConsecutiveFailures: 100,
+  retryDelaysMs: [200, 200], fanOutPollMs: 50, sweepMs: 1_000,
+};
+const SLOW_MS = 14_000;
+/** "A few seconds": B's deliveries take milliseconds when fair, 14 s when stuck behind A. */
+const B_WITHIN_MS = 4_000;
+
+/** A receiver that holds each request `holdMs` before answering 200, counting what it holds at once. */
+async function receiver(holdMs: number) {
+  const received: Array<{ id: string; at: number }> = [];
+  const held = new Set<ServerResponse>();
+  let maxHeld = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.push({ id: String(req.headers['webhook-id']), at: Date.now() });
+      if (holdMs === 0) return void res.writeHead(200).end();
+      held.add(res);
+      maxHeld = Math.max(maxHeld, held.size);
+      const timer = setTimeout(() => answer(res), holdMs);
+      res.on('close', () => clearTimeout(timer));
+    });
+  });
+  const answer = (res: ServerResponse) => {
+    held.delete(res);
+    if (!res.writableEnded) res.writeHead(200).end();
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    get held() {
+      return held.size;
+    },
+    get maxHeld() {
+      return maxHeld;
+    },
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    /** Answers everything held at once (the test is over), then stops. */
+    async close() {
+      for (const res of [...held]) answer(res);
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+let database: TestDatabase;
+let queues: QueueBackend;
+let queuePrefix: string;
+let sequence = 0;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  ({ backend: queues, prefix: queuePrefix } = testQueues());
+});
+afterAll(async () => {
+  await queues?.close();
+  await database?.destroy();
+});
+
+/** An account with a user, a vehicle the user sees, and `hooks` webhooks at `url` for vehicle.ignition.on. */
+async function tenant(url: string, hooks: number) {
+  const make = fixtures(database.db);
+  const account = await make.account();
+  const user = await make.user(account.id);
+  const device = await make.device(account.id, { userIds: [user.id] });
+  const webhookIds: number[] = [];
+  for (let i = 0; i < hooks; i++) {
+    const row = await database.db
+      .insertInto('webhooks')
+      .values({ account_id: account.id, user_id: user.id, mode: 'live', url, events: ['vehicle.ignition.on'], description: null, secret: newWebhookSecret() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    webhookIds.push(row.id);
+  }
+  return { accountId: account.id, deviceId: device.id, webhookIds };
+}
+
+async function logEvents(deviceId: number, n: number): Promise<string[]> {
+  const events = Array.from({ length: n }, () => ({
+    type: 'vehicle.ignition.on' as const, occurredAt: new Date(), deviceId, data: {}, dedupeKey: `fairness-${process.pid}-${++sequence}`,
+  }));
+  return database.db.transaction().execute((trx) => appendEvents(trx, events));
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const pendingOf = async (webhookIds: number[]) =>
+  (await database.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', 'in', webhookIds).where('status', '=', 'pending').execute()).length;
+
+/**
+ * A's backlog first, then B's events one by one while A's slow requests hold their slots: each of B's
+ * must reach B's receiver within B_WITHIN_MS of its event.
+ */
+async function bStaysPrompt(processes: number) {
+  const slow = await receiver(SLOW_MS);
+  const fast = await receiver(0);
+  const a = await tenant(slow.url, 3);
+  const b = await tenant(fast.url, 1);
+  const running: RunningWebhookDelivery[] = [];
+  const extra: Array<() => Promise<void>> = [];
+  try {
+    running.push(await startWebhookDelivery(database, queues, silentLogger, SETTINGS));
+    for (let i = 1; i < processes; i++) {
+      // Another engine process: its own connection pool and queue client on PostgreSQL and Redis.
+      const own: DatabaseHandle = database.env.DATABASE_URL
+        ? await openDatabase({ databaseUrl: database.env.DATABASE_URL, dataDir: '', embedded: 'own' })
+        : database;
+      const ownQueues: QueueBackend = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: queuePrefix }) : inProcessQueues();
+      running.push(await startWebhookDelivery(own, ownQueues, silentLogger, SETTINGS));
+      extra.push(async () => {
+        await ownQueues.close();
+        if (own !== database) await own.close();
+      });
+    }
+    // A's backlog: 3 webhooks × 8 events, far more than its slots send in the test's time.
+    await logEvents(a.deviceId, 8);
+    // A's requests hold its share of the slots in every process before B's first event.
+    await until(() => slow.held >= SETTINGS.perAccountInFlight! * processes, 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = fast.received.length;
+      const [id] = await logEvents(b.deviceId, 1);
+      const loggedAt = Date.now();
+      await until(() => fast.received.length > before, B_WITHIN_MS + 6_000).catch(() => undefined);
+      const got = fast.received.find((r) => r.id === id);
+      delays.push(got ? got.at - loggedAt : Number.POSITIVE_INFINITY);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(delays.every((d) => d < B_WITHIN_MS), `B's delays ${delays.join(', ')} ms`).toBe(true);
+    // A's backlog is still draining: B went through beside it, not after it.
+    expect(await pendingOf(a.webhookIds)).toBeGreaterThan(0);
+    // Each process kept A to its share of the slots.
+    expect(slow.maxHeld).toBeLessThanOrEqual(SETTINGS.perAccountInFlight! * processes);
+  } finally {
+    await database.db.updateTable('webhooks').set({ enabled: false }).where('id', 'in', [...a.webhookIds, ...b.webhookIds]).execute();
+    await slow.close();
+    await fast.close();
+    for (const r of running) await r.close();
+    for (const close of extra) await close();
+  }
+}
+
+describe('webhook delivery across accounts', () => {
+  it('delivers another account\'s events within seconds while one account\'s slow receivers hold their slots', async () => {
+    await bStaysPrompt(1);
+  });
+
+  it('stays fair with two engine processes claiming from the same database', async () => {
+    await bStaysPrompt(2);
+  });
+});
