@@ -64,10 +64,10 @@ export interface AppDeps {
     deviceStatus: DeviceStatusThresholds;
     onTimeToleranceMinutes: number;
     webhookAllowPrivate?: boolean;
-    eventStream?: Partial<EventStreamSettings>;
-    /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     /** WEBHOOKS_PER_USER: webhooks one user may have in one mode (default 20). */
     webhooksPerUser?: number;
+    eventStream?: Partial<EventStreamSettings>;
+    /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
     /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
     commands?: { safeStopKmh: number; maxAttempts: number };

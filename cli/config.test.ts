@@ -238,6 +238,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ POSITIONS_RETENTION_DAYS: '7', POSITIONS_PARTITION_DAYS: '7' }).positionHistory).toEqual({ retentionDays: 7, partitionDays: 7, aheadDays: 7 });
   });
 
+  it('gives one account a quarter of the webhook slots unless told, never more than all of them', () => {
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100' }).webhooks.accountConcurrency).toBe(25);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '2' }).webhooks.accountConcurrency).toBe(1);
+    expect(startupErrorOf({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ACCOUNT_CONCURRENCY: '5' })).toBe('WEBHOOK_ACCOUNT_CONCURRENCY (5) must not exceed WEBHOOK_CONCURRENCY (4)');
+    expect(startupErrorOf({ WEBHOOKS_PER_USER: '0' })).toBe('WEBHOOKS_PER_USER must be an integer from 1 to 10000, got "0"');
+  });
+
   it('reads process.env when given nothing', () => {
     expect(loadConfig().port).toBe(loadConfig(process.env).port);
   });
@@ -247,13 +254,6 @@ describe('redactUrl', () => {
   it('hides the password and keeps the rest', () => {
     expect(redactUrl('postgres://fleet:s3cret@db.example:5432/fleet?sslmode=require')).toBe('postgres://fleet:***@db.example:5432/fleet?sslmode=require');
     expect(redactUrl('redis://:topsecret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
-  });
-
-  it('gives one account a quarter of the webhook slots unless told, never more than all of them', () => {
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100' }).webhooks.accountConcurrency).toBe(25);
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '2' }).webhooks.accountConcurrency).toBe(1);
-    expect(startupErrorOf({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ACCOUNT_CONCURRENCY: '5' })).toBe('WEBHOOK_ACCOUNT_CONCURRENCY (5) must not exceed WEBHOOK_CONCURRENCY (4)');
-    expect(startupErrorOf({ WEBHOOKS_PER_USER: '0' })).toBe('WEBHOOKS_PER_USER must be an integer from 1 to 10000, got "0"');
   });
 
   it('hides passwords with escaped characters', () => {

@@ -28,14 +28,14 @@ export interface Config {
     allowPrivate: boolean;
     timeoutMs: number;
     concurrency: number;
-    maxConsecutiveFailures: number;
-    deliveryRetentionMs: number;
     /** Requests of one account in flight at once per engine process: slow receivers hold their account's share only. */
     accountConcurrency: number;
-  };
-  /** Events older than this are deleted from the log. */
+    maxConsecutiveFailures: number;
+    deliveryRetentionMs: number;
     /** Webhooks one user may have in one mode. */
     perUser: number;
+  };
+  /** Events older than this are deleted from the log. */
   eventsRetentionMs: number;
   /** The position history's partitions (by fix time) and how long it is kept, in days (README, "History and retention"). */
   positionHistory: { retentionDays: number; partitionDays: number; aheadDays: number };
@@ -177,6 +177,16 @@ function positionHistory(env: Env): Config['positionHistory'] {
   return { retentionDays, partitionDays, aheadDays };
 }
 
+/** WEBHOOK_ACCOUNT_CONCURRENCY: a quarter of WEBHOOK_CONCURRENCY unless given, and never more than it. */
+function webhookAccountConcurrency(env: Env): number {
+  const concurrency = integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000);
+  const perAccount = integer(env, 'WEBHOOK_ACCOUNT_CONCURRENCY', Math.max(1, Math.floor(concurrency / 4)), 1, 1000);
+  if (perAccount > concurrency) {
+    throw new StartupError(`WEBHOOK_ACCOUNT_CONCURRENCY (${perAccount}) must not exceed WEBHOOK_CONCURRENCY (${concurrency})`);
+  }
+  return perAccount;
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -199,24 +209,16 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'OVERVIEW_RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
     eventStreamHeartbeatS: integer(env, 'EVENT_STREAM_HEARTBEAT_S', 15, 1, 15),
-/** WEBHOOK_ACCOUNT_CONCURRENCY: a quarter of WEBHOOK_CONCURRENCY unless given, and never more than it. */
-function webhookAccountConcurrency(env: Env): number {
-  const concurrency = integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000);
-  const perAccount = integer(env, 'WEBHOOK_ACCOUNT_CONCURRENCY', Math.max(1, Math.floor(concurrency / 4)), 1, 1000);
-  if (perAccount > concurrency) {
-    throw new StartupError(`WEBHOOK_ACCOUNT_CONCURRENCY (${perAccount}) must not exceed WEBHOOK_CONCURRENCY (${concurrency})`);
-  }
-  return perAccount;
-}
-
     eventStreamsPerCredential: integer(env, 'EVENT_STREAMS_PER_CREDENTIAL', 10, 1, 10_000),
     eventStreamMaxLifeS: integer(env, 'EVENT_STREAM_MAX_LIFE_S', 86_400, 60, 7 * 86_400),
     webhooks: {
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      accountConcurrency: webhookAccountConcurrency(env),
       maxConsecutiveFailures: integer(env, 'WEBHOOK_MAX_CONSECUTIVE_FAILURES', 20, 1, 100_000),
       deliveryRetentionMs: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
+      perUser: integer(env, 'WEBHOOKS_PER_USER', 20, 1, 10_000),
     },
     eventsRetentionMs: integer(env, 'EVENTS_RETENTION_DAYS', 90, 7, 36500) * 86_400_000,
     positionHistory: positionHistory(env),
@@ -237,10 +239,8 @@ function webhookAccountConcurrency(env: Env): number {
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
       batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
       batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
-      accountConcurrency: webhookAccountConcurrency(env),
       maxWaitingRows: integer(env, 'INGEST_MAX_WAITING_ROWS', DEFAULT_MAX_WAITING_ROWS, 1, 100_000_000),
       maxWaitingBytes: integer(env, 'INGEST_MAX_WAITING_BYTES', DEFAULT_MAX_WAITING_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
-      perUser: integer(env, 'WEBHOOKS_PER_USER', 20, 1, 10_000),
       maxConnections: integer(env, 'TRACKER_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
     },
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
