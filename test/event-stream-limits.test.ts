@@ -191,7 +191,7 @@ describe('open streams per credential, revocation and stream tokens', () => {
     });
 
     it('API key reaching its expiry', async () => {
-      const expiresAt = new Date(Date.now() + 2_000);
+      const expiresAt = new Date(Date.now() + 4_000);
       const victim = await t.fixtures.key(userId, { expiresAt });
       const stream = opened(track(await openStream(http, '', bearer(victim.key))));
       await endsWithin(stream, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()))));
@@ -299,7 +299,7 @@ describe('maximum life', () => {
       }
       await eventually(async () => received.length, (n) => expect(n).toBeGreaterThanOrEqual(appended.length), 20_000);
       expect(received).toEqual(appended);
-      expect(opens).toBeGreaterThanOrEqual(3);
+      expect(opens).toBeGreaterThanOrEqual(2);
     } finally {
       source.close();
     }

@@ -62,10 +62,6 @@ export class OpenStreams {
     private readonly leases?: StreamLeases,
   ) {}
 
-  get size(): number {
-    return this.streams.size;
-  }
-
   /** A slot for one more stream of the principal's credential; a 429 when it has as many as it may. */
   async open(principal: Principal): Promise<StreamSlot> {
     const { credential } = principal;

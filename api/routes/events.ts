@@ -181,7 +181,7 @@ export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases }: R
     const { token, hash } = issueStreamToken();
     const expiresAt = new Date(Date.now() + STREAM_TOKEN_TTL_MS);
     const { credential } = principal;
-    // The stream token opens streams as its credential does, for no longer than that credential lives.
+    // The stream token opens one stream as its credential would, and expires no later than the credential.
     const until = principal.expiresAt && principal.expiresAt < expiresAt ? principal.expiresAt : expiresAt;
     await insertStreamToken(db, hash, credential.kind === 'api_key' ? { apiKeyId: credential.id } : { oauthTokenId: credential.id }, until);
     return c.json(envelope({ token, expiresAt: until.toISOString(), expiresInSeconds: Math.max(0, Math.round((until.getTime() - Date.now()) / 1000)) }), 201);
