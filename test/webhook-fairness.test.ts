@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { appendEvents } from '../db/event-log.ts';
+import { claimDueDeliveries, fanOutEvents } from '../db/webhook-deliveries.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
@@ -169,6 +170,39 @@ async function bStaysPrompt(processes: number) {
     for (const close of extra) await close();
   }
 }
+
+describe('claiming deliveries fairly in the database', () => {
+  it('leaves unclaimed what a process has no room for, and claims due ones a few per account in turn', async () => {
+    const a = await tenant('http://127.0.0.1:9/a', 2);
+    const b = await tenant('http://127.0.0.1:9/b', 1);
+    try {
+      // A's backlog logged first, then B's one event: fan-out claims only what the rooms give.
+      await logEvents(a.deviceId, 10);
+      await logEvents(b.deviceId, 1);
+      const fanned = await fanOutEvents(database.db, 1_000, 60_000, { accounts: { [a.accountId]: 3 }, others: 5 });
+      expect(fanned.deliveries.filter((d) => d.accountId === a.accountId)).toHaveLength(3);
+      expect(fanned.deliveries.filter((d) => d.accountId === b.accountId)).toHaveLength(1);
+      expect(fanned.unclaimed).toBe(17);
+      // Due and unclaimed: B's second event comes after all of A's, yet is among the first claimed.
+      await logEvents(b.deviceId, 1);
+      expect((await fanOutEvents(database.db, 1_000, 60_000, { accounts: {}, others: 0 })).unclaimed).toBe(1);
+      const first = await claimDueDeliveries(database.db, { claimMs: 60_000, limit: 2, rooms: { accounts: {}, others: 10 } });
+      expect(first.deliveries.map((d) => d.accountId).sort()).toEqual([a.accountId, b.accountId].sort());
+      expect(first.more).toBe(true);
+      // An account without room is passed over; the claimed are not claimed twice.
+      const second = await claimDueDeliveries(database.db, { claimMs: 60_000, limit: 100, rooms: { accounts: { [a.accountId]: 4 }, others: 0 } });
+      expect(second.deliveries.map((d) => d.accountId)).toEqual([a.accountId, a.accountId, a.accountId, a.accountId]);
+      expect(second.more).toBe(true);
+      const rest = await claimDueDeliveries(database.db, { claimMs: 60_000, limit: 100, rooms: { accounts: {}, others: 100 } });
+      expect(rest.deliveries).toHaveLength(17 - 1 - 4);
+      expect(rest.more).toBe(false);
+      const all = [...fanned.deliveries, ...first.deliveries, ...second.deliveries, ...rest.deliveries].map((d) => d.id);
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await database.db.updateTable('webhooks').set({ enabled: false }).where('id', 'in', [...a.webhookIds, ...b.webhookIds]).execute();
+    }
+  });
+});
 
 describe('webhook delivery across accounts', () => {
   it('delivers another account\'s events within seconds while one account\'s slow receivers hold their slots', async () => {
