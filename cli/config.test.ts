@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       trackerPorts: { teltonika: 5027, gt06: 5023, h02: 5013, gl200: 5004, meitrack: 5020, tk103: 5002 },
       osmandPort: 5055,
       ingest: {
-        idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, batchRows: 1000, batchDelayMs: 5,
+        idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, loginTimeoutMs: 30_000, maxUnidentifiedPerAddress: 64, batchRows: 1000, batchDelayMs: 5,
         maxWaitingRows: 100_000, maxWaitingBytes: 128 * 1024 * 1024, maxConnections: defaultMaxConnections(),
       },
       httpMaxConnections: defaultMaxConnections(),
@@ -98,6 +98,8 @@ describe('loadConfig', () => {
       OSMAND_PORT: '15055',
       TRACKER_IDLE_TIMEOUT_S: '60',
       TRACKER_MAX_BUFFERED_BYTES: '65536',
+      TRACKER_LOGIN_TIMEOUT_S: '10',
+      TRACKER_MAX_UNIDENTIFIED_PER_ADDRESS: '500',
       INGEST_BATCH_ROWS: '500',
       INGEST_BATCH_DELAY_MS: '2',
       INGEST_MAX_WAITING_ROWS: '5000',
@@ -152,7 +154,7 @@ describe('loadConfig', () => {
       onTimeToleranceMinutes: 0,
       trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002 },
       osmandPort: 15055,
-      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900 },
+      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, loginTimeoutMs: 10_000, maxUnidentifiedPerAddress: 500, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900 },
       httpMaxConnections: 300,
       engine: {
         etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS } from '../ingest/group-commit.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
+import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS } from '../ingest/unidentified-connections.ts';
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
@@ -53,6 +54,10 @@ export interface Config {
   ingest: {
     idleTimeoutMs: number;
     maxBufferedBytes: number;
+    /** A tracker connection that has not identified a registered device this long after it opened is closed. */
+    loginTimeoutMs: number;
+    /** Connections one address may hold, over every tracker port, that have not identified a device yet. */
+    maxUnidentifiedPerAddress: number;
     batchRows: number;
     batchDelayMs: number;
     /** What the commit wait list holds at most while the database is slow or down. */
@@ -237,6 +242,8 @@ export function loadConfig(env: Env = process.env): Config {
     ingest: {
       idleTimeoutMs: integer(env, 'TRACKER_IDLE_TIMEOUT_S', 600, 10, 86_400) * 1000,
       maxBufferedBytes: integer(env, 'TRACKER_MAX_BUFFERED_BYTES', 1024 * 1024, 4096, 64 * 1024 * 1024),
+      loginTimeoutMs: integer(env, 'TRACKER_LOGIN_TIMEOUT_S', DEFAULT_LOGIN_TIMEOUT_MS / 1000, 1, 3600) * 1000,
+      maxUnidentifiedPerAddress: integer(env, 'TRACKER_MAX_UNIDENTIFIED_PER_ADDRESS', DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS, 1, 1_000_000),
       batchRows: integer(env, 'INGEST_BATCH_ROWS', 1000, 1, 100_000),
       batchDelayMs: integer(env, 'INGEST_BATCH_DELAY_MS', 5, 0, 1000),
       maxWaitingRows: integer(env, 'INGEST_MAX_WAITING_ROWS', DEFAULT_MAX_WAITING_ROWS, 1, 100_000_000),

@@ -20,6 +20,10 @@ export class IngestCounters {
   connectionsRefused = 0;
   /** Connections replaced by a newer connection of the same device. */
   connectionsSuperseded = 0;
+  /** Connections closed because they had not identified within TRACKER_LOGIN_TIMEOUT_S. */
+  loginTimeouts = 0;
+  /** Connections closed at once: their address held TRACKER_MAX_UNIDENTIFIED_PER_ADDRESS unidentified ones. */
+  unidentifiedRefused = 0;
 
   snapshot(): Record<string, number> {
     return { ...(this as unknown as Record<string, number>) };

@@ -59,6 +59,8 @@ const COUNTED: Array<[keyof IngestCounters, string, string]> = [
   ['failedBatches', 'fleetcore_failed_batches_total', 'Batches that failed for good (their trackers were not acknowledged)'],
   ['connectionsRefused', 'fleetcore_tracker_connections_refused_total', 'Tracker connections closed at once because a listener was full'],
   ['connectionsSuperseded', 'fleetcore_tracker_connections_superseded_total', 'Tracker connections replaced by a newer one of the same device'],
+  ['loginTimeouts', 'fleetcore_tracker_login_timeouts_total', 'Tracker connections closed because they had not identified within the login timeout'],
+  ['unidentifiedRefused', 'fleetcore_tracker_connections_unidentified_refused_total', 'Tracker connections closed at once because their address held its maximum of unidentified connections'],
 ];
 for (const [field, name, help] of COUNTED) {
   new prom.Counter({

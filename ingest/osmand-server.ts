@@ -1,5 +1,5 @@
-import { createAdaptorServer } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { listenAndStayUp } from '../runtime/listening-server.ts';
@@ -32,6 +32,26 @@ async function parameters(request: Request): Promise<URLSearchParams> {
 
 const OSMAND = { protocol: 'osmand' };
 
+function tooLarge(response: ServerResponse): void {
+  response.writeHead(413, { 'Content-Type': 'text/plain; charset=UTF-8', Connection: 'close' });
+  response.end('request too large');
+}
+
+/**
+ * Request bodies bounded before anything reads them: a declared length past the limit is answered
+ * 413 at once (and a client that asked to `Expect: 100-continue` is never invited to send it), and a
+ * body the app does not read, a GET's, is not read to its end after the answer either: the connection
+ * closes. Chunked POST bodies are cut at the limit by bodyLimit, whose 413 closes the connection too.
+ */
+function boundedBodies(handle: (request: IncomingMessage, response: ServerResponse) => unknown) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) return tooLarge(response);
+    if (request.method !== 'POST' && (declared > 0 || request.headers['transfer-encoding'] !== undefined)) response.setHeader('Connection', 'close');
+    void handle(request, response);
+  };
+}
+
 export interface OsmAndDeps {
   registry: DeviceRegistry;
   writer: GroupCommitWriter;
@@ -48,7 +68,7 @@ export interface OsmAndDeps {
 export async function listenForOsmAnd(options: { host: string; port: number; maxConnections: number }, deps: OsmAndDeps): Promise<TrackerListener> {
   const { counters } = deps;
   const app = new Hono();
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('request too large', 413) }));
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('request too large', 413, { Connection: 'close' }) }));
   app.on(['GET', 'POST'], '*', async (c) => {
     const started = performance.now();
     let fix;
@@ -92,7 +112,13 @@ export async function listenForOsmAnd(options: { host: string; port: number; max
     deps.log.error('osmand request failed', { error: error.message });
     return c.text('internal error', 500);
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const request = boundedBodies(getRequestListener(app.fetch));
+  const server = createServer(request);
+  server.on('checkContinue', (incoming: IncomingMessage, response: ServerResponse) => {
+    if (Number(incoming.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge(response);
+    response.writeContinue();
+    request(incoming, response);
+  });
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
   const port = await listenAndStayUp(server, {

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../db/database.ts';
 import { insertDeadLetters } from '../db/dead-letters.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
+import { findDeviceByImei } from '../db/devices.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { CommandDelivery } from './commands/command-delivery.ts';
 import { DeviceConnections } from './device-connections.ts';
@@ -13,6 +14,7 @@ import { listenForOsmAnd } from './osmand-server.ts';
 import { PresenceLog } from './presence-log.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
 import { ThrottledNotice } from './throttled-notice.ts';
+import { UnidentifiedConnections } from './unidentified-connections.ts';
 import type { ConnectionLimits } from './tracker-connection.ts';
 import { listenForTrackers, type TrackerListener } from './tracker-listener.ts';
 
@@ -53,8 +55,9 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
   const counters = new IngestCounters();
   const notice = new ThrottledNotice(log);
   const failureNotice = new ThrottledNotice(log, FAILURE_LOG_INTERVAL_MS);
-  const registry = new DeviceRegistry(database.db, counters, notice);
+  const registry = new DeviceRegistry((imei) => findDeviceByImei(database.db, imei), counters, notice);
   const connections = new DeviceConnections(() => counters.connectionsSuperseded++);
+  const unidentified = new UnidentifiedConnections(options.limits.maxUnidentifiedPerAddress);
   const presence = new PresenceLog(database.db, log);
   const writer = new GroupCommitWriter(
     fixBatchWriter(database),
@@ -98,7 +101,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       listeners.push(
         await listenForTrackers(
           { host: options.host, port, portVariable, maxConnections },
-          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, commands: options.commands },
+          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, unidentified, commands: options.commands },
         ),
       );
     }

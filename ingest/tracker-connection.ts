@@ -8,12 +8,14 @@ import type { GroupCommitWriter } from './group-commit.ts';
 import type { IngestCounters } from './ingest-counters.ts';
 import { decodedRows } from './decoded-rows.ts';
 import { ingestMetrics } from './ingest-metrics.ts';
+import { DEVICE_ID } from './device-id.ts';
 import { cutFrame } from './frame-cutter.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import type { PresenceLog } from './presence-log.ts';
 import { newSession, type DecodedFrame, type Protocol } from './protocol.ts';
 import { StoreFailedError } from './store-failed-error.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
+import { DEFAULT_LOGIN_TIMEOUT_MS, type UnidentifiedConnections } from './unidentified-connections.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';
 
 export interface ConnectionLimits {
@@ -21,6 +23,10 @@ export interface ConnectionLimits {
   idleTimeoutMs: number;
   /** Bytes held for a frame not yet complete; more means a broken or hostile peer. */
   maxBufferedBytes: number;
+  /** A connection that has not identified a registered device this long after it opened is closed (default 30 s). */
+  loginTimeoutMs?: number;
+  /** Connections one address may hold that have not identified yet, over every tracker port (default 64). */
+  maxUnidentifiedPerAddress?: number;
 }
 
 export interface ConnectionDeps {
@@ -35,6 +41,8 @@ export interface ConnectionDeps {
   notice: ThrottledNotice;
   log: Logger;
   limits: ConnectionLimits;
+  /** Unidentified connections per address, shared by every tracker listener. */
+  unidentified: UnidentifiedConnections;
   /** Gives identified devices their commands; absent, none are sent. */
   commands?: CommandDelivery;
 }
@@ -51,18 +59,35 @@ class ConnectionClosedError extends Error {
  * slow or down: the tracker's data waits in its own memory, not ours. Every way out of a frame that
  * did not commit (the wait list is full, the batch failed, the connection was superseded) closes the
  * connection without an answer, so the tracker keeps the data and sends it again.
+ *
+ * A stranger gets little: until the connection identifies a registered device it holds one of its
+ * address's few unidentified places and has `loginTimeoutMs` to do so. Reading also pauses while the
+ * tracker is not reading our replies (the socket's write buffer is full), so a peer that sends and
+ * never reads cannot make us hold its answers.
  */
 export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): void {
   const { protocol, registry, connections, writer, log } = deps;
-  const session = newSession();
   const remote = `${socket.remoteAddress}:${socket.remotePort}`;
   const remoteAddress = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '') ?? null;
+  // No address: the peer is already gone, and the socket closes on its own.
+  const placeOf = socket.remoteAddress;
+  if (placeOf !== undefined && !deps.unidentified.take(placeOf)) {
+    deps.counters.unidentifiedRefused++;
+    deps.notice.warn(`unidentified:${remoteAddress}`, 'tracker connection refused: its address holds too many connections that have not identified', {
+      protocol: protocol.name, remote, maxUnidentifiedPerAddress: deps.limits.maxUnidentifiedPerAddress,
+    });
+    socket.on('error', () => undefined);
+    socket.destroy();
+    return;
+  }
+  const session = newSession();
   const gone = new AbortController();
   let device: RegisteredDevice | undefined;
   let commandLink: CommandLink | undefined;
   let buffer: Uint8Array = EMPTY;
   let busy = false;
   let failure: string | undefined;
+  let unidentified = placeOf !== undefined;
 
   const connectionId = randomUUID();
   const labels = { protocol: protocol.name };
@@ -81,6 +106,19 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (commandLink) deps.commands?.detach(commandLink, reason);
   };
 
+  const loginTimeoutMs = deps.limits.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
+  const loginTimer = setTimeout(() => {
+    deps.counters.loginTimeouts++;
+    close('no device identified within the login timeout', { loginTimeoutS: loginTimeoutMs / 1000 });
+  }, loginTimeoutMs);
+  /** The connection no longer counts as unidentified: it identified, or it is gone. */
+  const identifiedOrGone = () => {
+    clearTimeout(loginTimer);
+    if (!unidentified) return;
+    unidentified = false;
+    deps.unidentified.release(placeOf!);
+  };
+
   const close = (reason: string, fields: Record<string, unknown> = {}) => {
     if (socket.destroyed) return;
     log.info('tracker connection closed', { protocol: protocol.name, remote, imei: device?.imei, reason, ...fields });
@@ -93,10 +131,23 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (bytes && bytes.length > 0) socket.write(bytes);
     return true;
   };
+  /** Resolves once the tracker has read enough of our replies to take more, or the connection is gone. */
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
+    });
 
   async function identify(deviceId: string): Promise<boolean> {
     if (device?.imei === deviceId) return true;
     const found = await registry.find(deviceId);
+    // Closed while the lookup ran (login timeout, tracker gone): nothing may claim the device for it.
+    if (socket.destroyed) return false;
     if (!found) {
       registry.refused(deviceId, protocol.name, remote);
       send(protocol.rejectLogin);
@@ -109,6 +160,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
       if (commandLink) deps.commands?.detach(commandLink, `identified as another device (${found.imei})`);
     }
     device = found;
+    identifiedOrGone();
     connections.claim(device.id, link);
     presence('online', device.id);
     commandLink = { deviceId: device.id, imei: deviceId, protocol: protocol.name, write: (bytes) => send(bytes) };
@@ -128,6 +180,11 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
       }
       throw error;
     }
+    if (decoded.deviceId !== undefined && !DEVICE_ID.test(decoded.deviceId)) {
+      // No device can be registered under it: a malformed frame, not a lookup.
+      ingestMetrics.malformedFrames.inc(labels);
+      return close('malformed frame', { error: `device id of ${decoded.deviceId.length} characters is not one a device can have` });
+    }
     ingestMetrics.frames.inc(labels);
     const id = decoded.deviceId ?? session.deviceId;
     if (id !== undefined && !(await identify(id))) return;
@@ -145,7 +202,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (send(decoded.reply) && decoded.reply) ingestMetrics.ackLatency.observe(labels, (performance.now() - started) / 1000);
     if (commandLink && deps.commands) {
       if (decoded.answer) deps.commands.answered(commandLink, decoded.answer);
-      if (fixes.length > 0) deps.commands.fixesStored(commandLink);
+      if (fixes.length > 0) deps.commands.fixesStored(commandLink, fixes);
     }
   }
 
@@ -154,7 +211,10 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     busy = true;
     socket.pause();
     try {
-      while (!socket.destroyed && !socket.writableEnded) {
+      for (;;) {
+        // The tracker is not reading our replies: read none of its frames until it does.
+        if (!socket.destroyed && socket.writableNeedDrain) await drained();
+        if (socket.destroyed || socket.writableEnded) break;
         const next = cutFrame(protocol, buffer);
         if (next.kind === 'incomplete') break;
         if (next.kind === 'invalid') {
@@ -192,6 +252,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
   // A reset peer ends up in 'close'; nothing to answer, but it is why the connection ended.
   socket.on('error', (error: NodeJS.ErrnoException) => (failure ??= `connection error (${error.code ?? error.message})`));
   socket.once('close', () => {
+    identifiedOrGone();
     ingestMetrics.connections.dec(labels);
     // What this connection still waits for leaves the commit wait list: nobody is left to acknowledge.
     gone.abort(new ConnectionClosedError('tracker connection closed'));

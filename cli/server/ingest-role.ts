@@ -27,7 +27,12 @@ export async function startIngestRole(
       host: config.host,
       ports: config.trackerPorts,
       osmandPort: config.osmandPort,
-      limits: { idleTimeoutMs: config.ingest.idleTimeoutMs, maxBufferedBytes: config.ingest.maxBufferedBytes },
+      limits: {
+        idleTimeoutMs: config.ingest.idleTimeoutMs,
+        maxBufferedBytes: config.ingest.maxBufferedBytes,
+        loginTimeoutMs: config.ingest.loginTimeoutMs,
+        maxUnidentifiedPerAddress: config.ingest.maxUnidentifiedPerAddress,
+      },
       batchRows: config.ingest.batchRows,
       batchDelayMs: config.ingest.batchDelayMs,
       maxWaitingRows: config.ingest.maxWaitingRows,

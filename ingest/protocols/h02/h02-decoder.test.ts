@@ -46,4 +46,11 @@ describe('h02 decoder', () => {
     expect(() => decodeH02(text('*HQ#'), newSession(), AT)).toThrow(MalformedFrameError);
     expect(() => decodeH02(text('*HQ,1,V1,164549,A,0956.3869,N,08406.7068,W,0,0,221315,FFFFFBFF#'), newSession(), AT)).toThrow(MalformedFrameError);
   });
+
+  it('refuses a device id longer than 20 digits before reading the rest', () => {
+    const sentence = (id: string) => text(`*HQ,${id},V1,164549,A,0956.3869,N,08406.7068,W,10.00,123,221215,FFFFFBFF#`);
+    expect(decodeH02(sentence('1'.repeat(20)), newSession(), AT).deviceId).toBe('1'.repeat(20));
+    expect(() => decodeH02(sentence('1'.repeat(21)), newSession(), AT)).toThrow(/21 digits/);
+    expect(() => decodeH02(text(`*HQ,${'9'.repeat(1900)},HTBT,100#`), newSession(), AT)).toThrow(MalformedFrameError);
+  });
 });

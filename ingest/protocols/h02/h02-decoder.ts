@@ -26,10 +26,13 @@ export function decodeH02(frame: Uint8Array, session: DecoderSession, receivedAt
 
 /** The device id and the type are the second and third fields of every sentence. */
 const HEADER = /^\*\w{2},(?<id>\d*),(?<type>[^,#]*)/;
+/** Ids are 10 digits, or the 15 of an IMEI; longer is not a device. */
+const MAX_ID_DIGITS = 20;
 
 function decodeSentence(sentence: string, session: DecoderSession, receivedAt: Date): DecodedFrame {
   const header = HEADER.exec(sentence)?.groups;
   if (!header || !sentence.endsWith('#')) throw new MalformedFrameError('H02 sentence has no *XX,id,type header');
+  if (header.id!.length > MAX_ID_DIGITS) throw new MalformedFrameError(`H02 device id of ${header.id!.length} digits, more than the ${MAX_ID_DIGITS} allowed`);
   const id = header.id || undefined;
   if (id) session.deviceId = id;
   const result: DecodedFrame = { positions: [] };

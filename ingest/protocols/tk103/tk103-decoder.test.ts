@@ -45,4 +45,11 @@ describe('tk103 decoder', () => {
     expect(() => decodeTk103(text('no parentheses'), newSession())).toThrow(MalformedFrameError);
     expect(() => decodeTk103(text('(012345678901BR00151024A2555.3531S99999.9999E004.7055148276.1701000000L00009AA3)'), newSession())).toThrow(MalformedFrameError);
   });
+
+  it('refuses a device id longer than 20 characters in the comma form', () => {
+    const login = (id: string) => text(`(${id},BP05,000)`);
+    expect(decodeTk103(login('A'.repeat(20)), newSession()).deviceId).toBe('A'.repeat(20));
+    expect(() => decodeTk103(login('A'.repeat(21)), newSession())).toThrow(/21 characters/);
+    expect(() => decodeTk103(login('7'.repeat(1900)), newSession())).toThrow(MalformedFrameError);
+  });
 });

@@ -21,6 +21,7 @@ export function decodeTk103(frame: Uint8Array, session: DecoderSession): Decoded
   const header = parseHeader(text);
   if (!header) throw new MalformedFrameError('TK103 message has no (<id><type> header');
   const { id, type, body, delimited } = header;
+  if (id.length > MAX_ID_LENGTH) throw new MalformedFrameError(`TK103 device id of ${id.length} characters, more than the ${MAX_ID_LENGTH} allowed`);
   session.deviceId = id;
   const result: DecodedFrame = { deviceId: id, positions: [] };
   const reply = replyTo(id, type);
@@ -47,6 +48,8 @@ const TYPE = /^[A-Z]{2}[0-9A-Z]{2}$/;
 const COMMA_HEADER = /^\((?<id>[0-9A-Za-z]+),(?<type>[A-Z]{2}[0-9A-Z]{2}),(?<body>[\s\S]*)\)$/;
 /** Id widths seen on compact messages, most common first. */
 const ID_WIDTHS = [12, 15, 11, 13, 14, 10, 16];
+/** Ids are 10 to 16 characters (an IMEI is 15); the comma form could carry any length, a device none longer than this. */
+const MAX_ID_LENGTH = 20;
 
 interface Header {
   id: string;
