@@ -35,7 +35,9 @@ import { mapRoutes } from './map/map-routes.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { resolveClientAddress } from './client-address.ts';
 import { requestContext } from './request-context.ts';
+import type { TrustedProxies } from './trusted-proxies.ts';
 import { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
@@ -69,8 +71,8 @@ export interface AppDeps {
     eventStream?: Partial<EventStreamSettings>;
     /** TRIP_MAX_GAP_S: a trip in progress whose vehicle has been silent this long is shown ended (default 3600). */
     tripMaxGapS?: number;
-    /** COMMAND_SAFE_STOP_KMH and COMMAND_MAX_ATTEMPTS (defaults 20 and 3). */
-    commands?: { safeStopKmh: number; maxAttempts: number };
+    /** COMMAND_SAFE_STOP_KMH, COMMAND_SAFE_STOP_MAX_FIX_AGE_S (in ms) and COMMAND_MAX_ATTEMPTS (defaults 20, 60 s and 3). */
+    commands?: { safeStopKmh: number; safeStopMaxFixAgeMs: number; maxAttempts: number };
   };
   travelSchedule?: TravelSchedule;
   webhookDispatch?: WebhookDispatch;
@@ -83,6 +85,10 @@ export interface AppDeps {
   authFailureLimiter?: RateLimiter;
   /** Access tokens' life and the issuer URL; absent, an hour and the request's origin. */
   oauth?: OAuthSettings;
+  /** Tokens issued per OAuth client (OAUTH_TOKEN_RATE_LIMIT a minute); absent, 30 a minute in this process. */
+  oauthTokenLimiter?: RateLimiter;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client; absent, none. */
+  trustedProxies?: TrustedProxies;
   /** Serve GET /metrics on this app (default); false when METRICS_PORT serves it on a port of its own. */
   metrics?: boolean;
   /** METRICS_TOKEN: GET /metrics asks for this bearer token; absent, it is open. */
@@ -117,6 +123,7 @@ export function createApp(deps: AppDeps) {
     },
   });
 
+  app.use('*', resolveClientAddress(deps.trustedProxies));
   app.use('*', requestContext(log));
   const latestState = new LatestStateReads(db, deps.config.deviceStatus);
   const credentials = new CredentialCache();
@@ -140,14 +147,13 @@ export function createApp(deps: AppDeps) {
   });
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
-  app.route('/', healthRoutes(db));
+  app.route('/', healthRoutes(db, log));
   if (deps.metrics !== false) app.route('/', metricsRoutes(log, { token: deps.metricsToken }));
   const failures = new FailedAuthenticationLimit(deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log);
-  app.use('/oauth/*', async (c, next) => {
-    await failures.refuseIfBlocked(c);
-    await next();
-  });
-  app.route('/', oauthRoutes(db, log, deps.oauth ?? { tokenTtlS: 3600 }, (c) => failures.failed(c)));
+  app.route('/', oauthRoutes(db, log, deps.oauth ?? { tokenTtlS: 3600 }, {
+    clientFailed: (c) => failures.failed(c),
+    tokens: deps.oauthTokenLimiter ?? createMemoryRateLimiter(30, 60_000),
+  }));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
   app.route('/map', mapRoutes());
   app.get('/', (c) => c.redirect('/docs'));
@@ -162,7 +168,7 @@ export function createApp(deps: AppDeps) {
   api.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description: 'OAuth 2.0 client credentials (RFC 6749 §4.4); the token is sent as a bearer token. Metadata: /.well-known/oauth-authorization-server',
-    flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...PERMISSION_CATALOG, '*': 'every permission but commands:write and keys:write' } } },
+    flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: { ...PERMISSION_CATALOG, '*': `every permission but ${[...NAMED_ONLY_PERMISSIONS].join(', ')}` } } },
   });
   // Registered before the authentication middleware, so the document itself is public.
   api.doc31('/openapi.json', {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { routePath } from 'hono/route';
 import type { Logger } from '../runtime/logger.ts';
+import { clientAddress } from './client-address.ts';
 import { httpMetrics } from './http-metrics.ts';
 
 /** A caller's own id is kept when it is a sensible token; anything else is replaced, never echoed. */
@@ -10,7 +11,7 @@ const ACCEPTED_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
- * First on every request: its id (the caller's `x-request-id`, or a new UUID), returned in the
+ * First on every request (after the client's address is resolved): its id (the caller's `x-request-id`, or a new UUID), returned in the
  * response's `x-request-id`; a logger whose every line carries it; then, once answered, one access
  * line and the request metrics. The path is logged without its query string, which may hold a
  * stream token.
@@ -30,6 +31,6 @@ export function requestContext(log: Logger) {
     const status = c.res.status;
     httpMetrics.requests.inc({ method: c.req.method, route, status: String(status) });
     httpMetrics.duration.observe({ method: c.req.method, route }, seconds);
-    requestLog.info('http request', { method: c.req.method, path: c.req.path, route, status, ms: Math.round(seconds * 10_000) / 10 });
+    requestLog.info('http request', { method: c.req.method, path: c.req.path, route, status, ms: Math.round(seconds * 10_000) / 10, address: clientAddress(c) });
   });
 }

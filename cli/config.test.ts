@@ -52,7 +52,7 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 5,
         trips: { useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600 },
       },
-      access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20 },
+      access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20, oauthTokenRateLimit: 30, trustProxy: [] },
       commands: { safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
       demoSeed: 'auto',
       demoSimulate: 'auto',
@@ -113,6 +113,8 @@ describe('loadConfig', () => {
       PUBLIC_URL: 'https://fleet.example.com/',
       OAUTH_TOKEN_TTL_S: '900',
       AUTH_FAILURE_LIMIT: '50',
+      OAUTH_TOKEN_RATE_LIMIT: '5',
+      TRUST_PROXY: ' 10.0.0.0/8, ::1 ',
       COMMAND_SAFE_STOP_KMH: '15',
       COMMAND_SAFE_STOP_MAX_FIX_AGE_S: '30',
       COMMAND_ANSWER_TIMEOUT_S: '45',
@@ -162,7 +164,7 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 0,
         trips: { useIgnition: true, minStopS: 120, minDistanceM: 50, minDurationS: 60, maxGapS: 900 },
       },
-      access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50 },
+      access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50, oauthTokenRateLimit: 5, trustProxy: ['10.0.0.0/8', '::1'] },
       commands: { safeStopKmh: 15, safeStopMaxFixAgeMs: 30_000, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
       demoSeed: 'true',
       demoSimulate: 'false',
@@ -197,6 +199,13 @@ describe('loadConfig', () => {
     for (const token of ['short', 'has spaces in the token']) {
       expect(startupErrorOf({ METRICS_TOKEN: token })).toBe('METRICS_TOKEN must be at least 16 characters, without spaces');
     }
+  });
+
+  it('rejects a TRUST_PROXY entry that is not an address or a CIDR block, naming it', () => {
+    expect(startupErrorOf({ TRUST_PROXY: '10.0.0.0/8,proxy.internal' })).toBe(
+      'TRUST_PROXY: "proxy.internal" is not an IP address or CIDR block; give addresses and CIDR blocks, comma-separated',
+    );
+    expect(startupErrorOf({ TRUST_PROXY: '10.0.0.0/40' })).toMatch(/invalid prefix length/);
   });
 
   it('rejects an unknown LOG_LEVEL, listing the levels', () => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { TrustedProxies, TrustedProxyListError } from '../api/trusted-proxies.ts';
 import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS } from '../ingest/group-commit.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
 import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS } from '../ingest/unidentified-connections.ts';
@@ -92,8 +93,12 @@ export interface Config {
     publicUrl: string | undefined;
     /** Seconds an OAuth access token lives. */
     tokenTtlS: number;
-    /** 401s from one address within a minute before it is answered 429. */
+    /** 401s from one address within a minute before its failing requests are answered 429. */
     authFailureLimit: number;
+    /** OAUTH_TOKEN_RATE_LIMIT: tokens one OAuth client may be issued a minute. */
+    oauthTokenRateLimit: number;
+    /** TRUST_PROXY: addresses and CIDR blocks of proxies whose X-Forwarded-For names the client. */
+    trustProxy: string[];
   };
   commands: {
     /** COMMAND_SAFE_STOP_KMH: an engine stop waits while the vehicle's current fix is faster. */
@@ -154,6 +159,18 @@ function autoFlag(name: string, raw: string | undefined): 'auto' | 'true' | 'fal
   const value = raw || 'auto';
   if (value !== 'auto' && value !== 'true' && value !== 'false') throw new StartupError(`${name} must be auto, true or false, got "${raw}"`);
   return value;
+}
+
+/** TRUST_PROXY as a list, each entry checked now rather than on the first request. */
+function trustProxy(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  try {
+    new TrustedProxies(entries);
+  } catch (error) {
+    if (error instanceof TrustedProxyListError) throw new StartupError(`TRUST_PROXY: ${error.message}; give addresses and CIDR blocks, comma-separated`);
+    throw error;
+  }
+  return entries;
 }
 
 /** A scrape token short enough to guess is refused at start rather than trusted. */
@@ -275,6 +292,8 @@ export function loadConfig(env: Env = process.env): Config {
       publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
       tokenTtlS: integer(env, 'OAUTH_TOKEN_TTL_S', 3600, 60, 86_400),
       authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 100_000),
+      oauthTokenRateLimit: integer(env, 'OAUTH_TOKEN_RATE_LIMIT', 30, 1, 100_000),
+      trustProxy: trustProxy(env.TRUST_PROXY),
     },
     commands: {
       safeStopKmh: integer(env, 'COMMAND_SAFE_STOP_KMH', 20, 0, 1000),

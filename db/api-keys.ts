@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Db } from './database.ts';
 import { DomainError } from './domain-error.ts';
 import type { AccessScope } from './access-scope.ts';
+import { parentColumns, revokeMinted, type CascadedRevocation, type MintingCredential } from './minted-credentials.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';
 
 export interface NewApiKey {
@@ -12,6 +13,8 @@ export interface NewApiKey {
   mode: DeviceMode;
   permissions: string[];
   expiresAt?: Date | null;
+  /** The credential minting it through the API; absent when the operator makes it. */
+  parent?: MintingCredential;
 }
 
 export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKey> {
@@ -25,6 +28,7 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKey> {
       mode: key.mode,
       permissions: key.permissions,
       expires_at: key.expiresAt ?? null,
+      ...parentColumns(key.parent),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -59,9 +63,10 @@ const MAX_KEY_ID = 2_147_483_647;
  * Revokes one key, named by id or by its clear prefix. Prefixes are not unique, so a prefix that
  * several keys share revokes none and lists them (revoke by id then); revoked keys count too, since
  * the operator may have meant one of those and must not lose another user's key instead. A key
- * already revoked is said to be so. Each refusal is a DomainError whose message is one line.
+ * already revoked is said to be so. Each refusal is a DomainError whose message is one line. What the
+ * key minted through the API is revoked with it (`minted`).
  */
-export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<ApiKey> {
+export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<{ key: ApiKey; minted: CascadedRevocation[] }> {
   const byId = /^\d+$/.test(idOrPrefix);
   if (byId && Number(idOrPrefix) > MAX_KEY_ID) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
   return inTransaction(db, async (trx) => {
@@ -88,7 +93,8 @@ export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<ApiKey> 
       );
       throw new DomainError('conflict', `prefix "${idOrPrefix}" matches ${matches.length} keys, so none was revoked; revoke one by id: ${listed.join('; ')}`);
     }
-    return trx.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', only!.id).returningAll().executeTakeFirstOrThrow();
+    const key = await trx.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', only!.id).returningAll().executeTakeFirstOrThrow();
+    return { key, minted: await revokeMinted(trx, { apiKeyIds: [key.id] }) };
   });
 }
 
@@ -102,7 +108,7 @@ export async function touchApiKey(db: Db, id: number): Promise<void> {
     .execute();
 }
 
-const RECORD = ['id', 'name', 'prefix', 'mode', 'permissions', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'] as const;
+const RECORD = ['id', 'name', 'prefix', 'mode', 'permissions', 'expires_at', 'revoked_at', 'last_used_at', 'created_at', 'parent_api_key_id', 'parent_oauth_client_id'] as const;
 
 /** The user's keys of the scope's mode by id, after `afterId`; `limit + 1` rows. Never the hashes. */
 export async function apiKeyPage(db: Db, scope: AccessScope, afterId: number | undefined, limit: number) {
@@ -120,17 +126,20 @@ export async function apiKeyPage(db: Db, scope: AccessScope, afterId: number | u
 export type ApiKeyRecord = Awaited<ReturnType<typeof apiKeyPage>>[number];
 
 /**
- * Revokes a key of the scope's user and mode; undefined when there is none such. A key already
- * revoked is returned as it is (`revokedNow: false`), so a repeated DELETE answers the same.
+ * Revokes a key of the scope's user and mode, and what it minted (`minted`); undefined when there is
+ * none such. A key already revoked is returned as it is (`revokedNow: false`), so a repeated DELETE
+ * answers the same. Run it in a transaction, so the key and what it minted go together.
  */
-export async function revokeOwnApiKey(db: Db, scope: AccessScope, id: number): Promise<{ key: ApiKeyRecord; revokedNow: boolean } | undefined> {
+export async function revokeOwnApiKey(
+  db: Db, scope: AccessScope, id: number,
+): Promise<{ key: ApiKeyRecord; revokedNow: boolean; minted: CascadedRevocation[] } | undefined> {
   const revoked = await db
     .updateTable('api_keys')
     .set({ revoked_at: sql`now()` })
     .where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).where('revoked_at', 'is', null)
     .returning(RECORD)
     .executeTakeFirst();
-  if (revoked) return { key: revoked, revokedNow: true };
+  if (revoked) return { key: revoked, revokedNow: true, minted: await revokeMinted(db, { apiKeyIds: [id] }) };
   const found = await db.selectFrom('api_keys').select(RECORD).where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).executeTakeFirst();
-  return found && { key: found, revokedNow: false };
+  return found && { key: found, revokedNow: false, minted: [] };
 }

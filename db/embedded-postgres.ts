@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { postgis } from '@electric-sql/pglite-postgis';
 import { StartupError } from '../runtime/startup-error.ts';
+import { ownerOnlyDirectory } from './owner-only-directory.ts';
 import { PgliteSocketServer } from './pglite-socket-server.ts';
 
 /** pg clients find a Unix socket as `<host>/.s.PGSQL.<port>`; the port is only part of the file name. */
@@ -87,20 +88,23 @@ export async function embeddedServerReachable(dataDir: string): Promise<boolean>
 
 /**
  * Opens PGlite with PostGIS on `dataDir/pgdata` and serves it on a Unix socket, so this process,
- * and CLI commands run while it lives, reach it through the same `pg` driver as a real server.
+ * and CLI commands run while it lives, reach it through the same `pg` driver as a real server. The
+ * data directory, the socket's directory and the socket are this user's alone: the socket asks for
+ * no password.
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  mkdirSync(dataDir, { recursive: true });
+  ownerOnlyDirectory(dataDir, 'DATA_DIR');
   const release = acquireLock(dataDir);
   let db: PGlite | undefined;
   try {
     db = await PGlite.create({ dataDir: join(dataDir, 'pgdata'), extensions: { postgis } });
     const socketDir = embeddedSocketDir(dataDir);
-    mkdirSync(socketDir, { recursive: true });
+    ownerOnlyDirectory(socketDir, 'The embedded database\'s socket directory');
     const socketPath = join(socketDir, SOCKET_NAME);
     if (existsSync(socketPath)) rmSync(socketPath);
     const server = new PgliteSocketServer(db);
     await server.listen(socketPath);
+    chmodSync(socketPath, 0o600);
     const opened = db;
     return {
       socketDir,

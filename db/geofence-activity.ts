@@ -27,7 +27,8 @@ function crossingsInRange(db: Db, f: ActivityFilter) {
   return query;
 }
 
-export async function crossingSummary(db: Db, f: ActivityFilter) {
+/** Per vehicle and geofence, how often and when it crossed; at most `limit` rows. */
+export async function crossingSummary(db: Db, f: ActivityFilter, limit: number) {
   return crossingsInRange(db, f)
     .select([
       'd.imei',
@@ -42,21 +43,24 @@ export async function crossingSummary(db: Db, f: ActivityFilter) {
     .orderBy('d.name')
     .orderBy('g.name')
     .orderBy('g.id')
+    .limit(limit)
     .execute();
 }
 
-export async function crossingEvents(db: Db, f: ActivityFilter) {
+/** Each enter and exit in the range, in time order; at most `limit`. */
+export async function crossingEvents(db: Db, f: ActivityFilter, limit: number) {
   return crossingsInRange(db, f)
     .select(['d.imei', 'd.name as deviceName', 'g.name as geofenceName', 'e.type', 'e.fix_time'])
     .orderBy('e.fix_time')
     .orderBy('d.name')
     .orderBy('g.name')
     .orderBy('e.id')
+    .limit(limit)
     .execute();
 }
 
-/** Visits that overlap the range, including those that began before it or have not ended. */
-export async function visitsOverlapping(db: Db, f: ActivityFilter) {
+/** Visits that overlap the range, including those that began before it or have not ended; at most `limit`. */
+export async function visitsOverlapping(db: Db, f: ActivityFilter, limit: number) {
   let query = db
     .selectFrom('geofence_visits as v')
     .innerJoin('devices as d', 'd.id', 'v.device_id')
@@ -72,5 +76,6 @@ export async function visitsOverlapping(db: Db, f: ActivityFilter) {
     .orderBy('v.entry_time')
     .orderBy('d.name')
     .orderBy('g.name')
+    .limit(limit)
     .execute();
 }

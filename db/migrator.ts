@@ -13,6 +13,7 @@ import * as commandDelivery from './migrations/0011-command-delivery.ts';
 import * as access from './migrations/0012-access.ts';
 import * as positionsPartitions from './migrations/0013-positions-partitions.ts';
 import * as geofenceModes from './migrations/0014-geofence-modes.ts';
+import * as mintedCredentials from './migrations/0015-minted-credentials.ts';
 import * as webhookFairDelivery from './migrations/0016-webhook-fair-delivery.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-access': access,
   '0013-positions-partitions': positionsPartitions,
   '0014-geofence-modes': geofenceModes,
+  '0015-minted-credentials': mintedCredentials,
   '0016-webhook-fair-delivery': webhookFairDelivery,
 };
 

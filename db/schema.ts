@@ -44,6 +44,9 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
   last_used_at: Timestamp | null;
   created_at: CreatedAt;
+  /** The credential that minted it through the API (at most one of the two); revoking that revokes this. */
+  parent_api_key_id: number | null;
+  parent_oauth_client_id: number | null;
 }
 
 export interface DevicesTable {
@@ -255,6 +258,9 @@ export interface OauthClientsTable {
   revoked_at: Timestamp | null;
   last_used_at: Timestamp | null;
   created_at: CreatedAt;
+  /** The credential that minted it through the API (at most one of the two); revoking that revokes this. */
+  parent_api_key_id: number | null;
+  parent_oauth_client_id: number | null;
 }
 
 export interface OauthTokensTable {

@@ -81,6 +81,53 @@ describe('POST /api-keys', () => {
   });
 });
 
+describe('what a credential minted', () => {
+  it('names its parent, and is revoked with it, down the whole tree: keys, OAuth clients and their tokens', async () => {
+    const parent = (await call(admin, '/api-keys', 'POST', { name: 'parent', permissions: ['*', 'keys:write'] })).body.data;
+    expect(parent.mintedBy).toEqual({ kind: 'api_key', id: expect.any(Number) });
+    const child = (await call(parent.key, '/api-keys', 'POST', { name: 'child', permissions: ['devices:read'] })).body.data;
+    expect(child.mintedBy).toEqual({ kind: 'api_key', id: parent.id });
+    const client = (await call(parent.key, '/oauth-clients', 'POST', { scopes: ['devices:read', 'keys:write'] })).body.data;
+    expect(client.mintedBy).toEqual({ kind: 'api_key', id: parent.id });
+    // A token of the client mints a key of its own: its parent is the client.
+    const http = await serveOverHttp(t.app);
+    let token: string;
+    try {
+      const res = await fetch(`${http.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
+        body: 'grant_type=client_credentials',
+      });
+      token = ((await res.json()) as any).access_token;
+    } finally {
+      await http.close();
+    }
+    const grandchild = (await call(token, '/api-keys', 'POST', { permissions: ['devices:read'] })).body.data;
+    expect(grandchild.mintedBy).toEqual({ kind: 'oauth_client', id: client.id });
+    // An unrelated key of the same user is not touched.
+    const sibling = (await call(admin, '/api-keys', 'POST', { permissions: ['devices:read'] })).body.data;
+    for (const key of [parent.key, child.key, token, grandchild.key, sibling.key]) expect((await call(key, '/devices/status')).status).toBe(200);
+
+    expect((await call(admin, `/api-keys/${parent.id}`, 'DELETE')).status).toBe(200);
+    for (const key of [parent.key, child.key, token, grandchild.key]) {
+      expect(await call(key, '/devices/status')).toMatchObject({ status: 401, body: { error: expect.stringMatching(/revoked/) } });
+    }
+    expect((await call(sibling.key, '/devices/status')).status).toBe(200);
+    const clients = (await call(admin, '/oauth-clients?limit=100')).body.data;
+    expect(clients.find((c: any) => c.id === client.id).revokedAt).toEqual(expect.any(String));
+    // Each revocation is in the audit log, the cascaded ones with the credential they went with.
+    const audit = (await call(admin, '/audit?action=api_key.revoked,oauth_client.revoked&limit=10')).body.data;
+    const revoked = audit.map((e: any) => [e.target.type, e.target.id, e.details.revokedWith ?? null]);
+    expect(revoked).toEqual(expect.arrayContaining([
+      ['api_key', String(parent.id), null],
+      ['api_key', String(child.id), { apiKeyId: parent.id }],
+      ['oauth_client', String(client.id), { apiKeyId: parent.id }],
+      ['api_key', String(grandchild.id), { oauthClientId: client.id }],
+    ]));
+    expect(revoked).toHaveLength(4);
+  });
+});
+
 describe('DELETE /api-keys/{id}', () => {
   it('revokes a key so that its next request fails on another API process; a repeat answers the same', async () => {
     const minted = (await call(admin, '/api-keys', 'POST', { permissions: ['devices:read'] })).body.data;

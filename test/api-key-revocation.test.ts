@@ -35,13 +35,13 @@ describe('revokeApiKey', () => {
     expect(await active([a.id, b.id])).toEqual([a.id, b.id]);
 
     // By id, exactly one.
-    expect((await revokeApiKey(database.db, String(a.id))).id).toBe(a.id);
+    expect((await revokeApiKey(database.db, String(a.id))).key.id).toBe(a.id);
     expect(await active([a.id, b.id])).toEqual([b.id]);
   });
 
   it('revokes the one key a unique prefix names', async () => {
     const [mine, other] = [await keyWithPrefix('fc_live_Solo12'), await keyWithPrefix('fc_live_Solo34')];
-    expect((await revokeApiKey(database.db, 'fc_live_Solo12')).id).toBe(mine.id);
+    expect((await revokeApiKey(database.db, 'fc_live_Solo12')).key.id).toBe(mine.id);
     expect(await active([mine.id, other.id])).toEqual([other.id]);
   });
 
@@ -61,6 +61,17 @@ describe('revokeApiKey', () => {
     await expect(revokeApiKey(database.db, 'fc_live_Both12')).rejects.toThrow(
       new RegExp(`^the 2 API keys with prefix "fc_live_Both12" are already revoked: ${a.id} \\(since .+\\); ${b.id} \\(since .+\\)$`),
     );
+  });
+
+  it('revokes what the key minted through the API, as the operator\'s `fleet key revoke` does, and says how many', async () => {
+    const root = await keyWithPrefix('fc_live_Root12');
+    const child = await insertApiKey(database.db, { userId, prefix: 'fc_live_Kid123', keyHash: `hash-${process.pid}-${++sequence}`, mode: 'live', permissions: ['*'], parent: { apiKeyId: root.id } });
+    const grandchild = await insertApiKey(database.db, { userId, prefix: 'fc_live_Kid456', keyHash: `hash-${process.pid}-${++sequence}`, mode: 'live', permissions: ['*'], parent: { apiKeyId: child.id } });
+    const unrelated = await keyWithPrefix('fc_live_Else12');
+    const { key, minted } = await revokeApiKey(database.db, String(root.id));
+    expect(key.id).toBe(root.id);
+    expect(minted.map((m) => [m.kind, m.id, m.parent])).toEqual([['api_key', child.id, { apiKeyId: root.id }], ['api_key', grandchild.id, { apiKeyId: child.id }]]);
+    expect(await active([root.id, child.id, grandchild.id, unrelated.id])).toEqual([unrelated.id]);
   });
 
   it('answers an id beyond any key id as not found, not as a database error', async () => {

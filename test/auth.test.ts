@@ -103,7 +103,7 @@ describe('missing, invalid, revoked and expired keys', () => {
     expect((await t.json('/api/v1/devices/status', { key: row.key })).status).toBe(200);
     // Revoked elsewhere (the CLI, another process): credentials are re-read at least once a second.
     const revoked = await revokeApiKey(t.database.db, String(row.id));
-    expect(revoked?.id).toBe(row.id);
+    expect(revoked.key.id).toBe(row.id);
     const { status, body, headers } = await eventually(() => t.json('/api/v1/devices/status', { key: row.key }), (r) => expect(r.status).toBe(401), 2_000);
     expect(status).toBe(401);
     expectErrorEnvelope(body, /revoked/i);

@@ -155,7 +155,7 @@ describe('fleet oauth-client', () => {
     expect(JSON.stringify(row)).not.toContain(created.clientSecret);
 
     const revoked = json(await fleet(['oauth-client', 'revoke', created.clientId, '--json']));
-    expect(revoked).toEqual({ id: created.id, clientId: created.clientId, revokedAt: expect.any(String) });
+    expect(revoked).toEqual({ id: created.id, clientId: created.clientId, revokedAt: expect.any(String), mintedRevoked: 0 });
     expectOneLineError(await fleet(['oauth-client', 'revoke', String(created.id)]), new RegExp(`^fleet oauth-client: OAuth client ${created.id} \\(${created.clientId}\\) is already revoked, since `));
     const audit = await database.db.selectFrom('audit_log').select(['action', 'actor_kind']).where('target_type', '=', 'oauth_client').where('target_id', '=', String(created.id)).orderBy('id').execute();
     expect(audit).toEqual([{ action: 'oauth_client.created', actor_kind: 'cli' }, { action: 'oauth_client.revoked', actor_kind: 'cli' }]);
@@ -231,7 +231,7 @@ describe('fleet key', () => {
   it('revokes a key by id, once', async () => {
     const [key, other] = [await fixture.key(userId), await fixture.key(userId)];
     const revoked = json(await fleet(['key', 'revoke', String(key.id), '--json']));
-    expect(revoked).toEqual({ id: key.id, prefix: key.prefix, revokedAt: expect.any(String) });
+    expect(revoked).toEqual({ id: key.id, prefix: key.prefix, revokedAt: expect.any(String), mintedRevoked: 0 });
     const rows = await database.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', 'in', [key.id, other.id]).orderBy('id').execute();
     expect(rows).toEqual([
       { id: key.id, revoked_at: new Date(revoked.revokedAt) },

@@ -1,4 +1,10 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../api/app.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
+import type { Database } from '../db/schema.ts';
+import { createLogger } from '../runtime/logger.ts';
 import { startTestApp, TEST_CONFIG, type TestApp } from './support/test-app.ts';
 import { expectErrorEnvelope } from './support/envelope-assertions.ts';
 
@@ -242,6 +248,24 @@ describe('health', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ready' });
   });
+
+  it('GET /readyz answers 503 without the database\'s own error text, which goes to the log', async () => {
+    const lines: string[] = [];
+    const log = createLogger('warn', (line) => void lines.push(line));
+    const pool = new pg.Pool({ host: '/nonexistent/fleetcore-secret-socket-path', user: 'fleet_admin', max: 1, connectionTimeoutMillis: 1000 });
+    pool.on('error', () => undefined);
+    const down = createApp({ db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), log, rateLimiter: createMemoryRateLimiter(10, 10_000), config: TEST_CONFIG });
+    try {
+      const res = await down.request('/readyz');
+      expect(res.status).toBe(503);
+      const body = await res.text();
+      expect(JSON.parse(body)).toEqual({ status: 'not ready', reason: 'database unreachable' });
+      expect(body).not.toMatch(/nonexistent|secret|ENOENT|fleet_admin/);
+      expect(lines.join('\n')).toMatch(/"msg":"not ready".*nonexistent|nonexistent.*"msg":"not ready"/);
+    } finally {
+      await pool.end();
+    }
+  });
 });
 
 describe('OpenAPI document', () => {
@@ -317,8 +341,9 @@ describe('/docs', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toMatch(/^text\/html/);
     const html = await res.text();
-    expect(html).toContain('/api/v1/openapi.json');
     expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).toContain('/docs/start.js');
+    expect(await (await t.call('/docs/start.js')).text()).toContain('/api/v1/openapi.json');
   });
 
   it('redirects / to /docs', async () => {

@@ -2,8 +2,11 @@ import * as oauth from 'oauth4webapi';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '../db/schema.ts';
+import { createApp } from '../api/app.ts';
+import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
+import { silentLogger } from '../runtime/logger.ts';
 import { serveOverHttp } from './support/http-server.ts';
-import { startTestApp, type TestApp } from './support/test-app.ts';
+import { startTestApp, TEST_CONFIG, type TestApp } from './support/test-app.ts';
 
 /**
  * OAuth 2.0 client credentials as an integrator meets it: discovered, asked for tokens, revoked and
@@ -142,6 +145,34 @@ describe('the token endpoint (RFC 6749 §4.4)', () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error).toBe(error);
+  });
+
+  it('issues a client at most OAUTH_TOKEN_RATE_LIMIT tokens a minute, then 429 with Retry-After; other clients go on', async () => {
+    const limited = createApp({
+      db: t.database.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config: TEST_CONFIG,
+      oauthTokenLimiter: createMemoryRateLimiter(3, 60_000),
+    });
+    const server = await serveOverHttp(limited);
+    try {
+      const [busy, other] = [await newClient(['devices:read']), await newClient(['devices:read'])];
+      const ask = (c: typeof busy) => fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${c.client.client_id}:${c.secret}`).toString('base64')}` },
+        body: 'grant_type=client_credentials',
+      });
+      for (let i = 0; i < 3; i++) expect((await ask(busy)).status).toBe(200);
+      const refused = await ask(busy);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(await refused.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/too many token requests: 3 a minute per client/) });
+      expect((await ask(other)).status).toBe(200);
+      // A wrong secret for the busy client is a failed authentication, not a use of its allowance.
+      const wrong = { ...busy, secret: 'fcs_wrong' };
+      expect((await ask(wrong)).status).toBe(401);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a JSON body and two ways of authenticating at once with invalid_request', async () => {

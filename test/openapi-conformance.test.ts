@@ -603,9 +603,12 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
     cases: [
       {
         status: 202,
-        what: 'an engine stop held while the vehicle is fast',
+        what: 'an engine stop held until the vehicle is known to be slow',
         request: (s) => ({ path: '/commands', method: 'POST', body: { deviceId: s.vehicles.detailed, type: 'engine_stop', idempotencyKey: 'conformance-1' } }),
-        shows: (body) => expect(body.data).toMatchObject({ status: 'queued', reason: 'waiting for the vehicle to slow down', attempts: 0, sentAt: null, error: null }),
+        // The vehicle's fix is 37.6 km/h and half a minute old when the scene is built: too fast, or by now no longer current.
+        shows: (body) => expect(body.data).toMatchObject({
+          status: 'queued', reason: expect.stringMatching(/^waiting for (the vehicle to slow down|a current fix from the vehicle)$/), attempts: 0, sentAt: null, error: null,
+        }),
       },
       {
         status: 202,

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REPORT_ROWS } from '../api/routes/reports.ts';
 import { recordCrossingsThroughEngine } from './support/engine-crossings.ts';
 import { square } from './support/fixtures.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
@@ -136,6 +138,34 @@ describe('GET /api/v1/reports/geofences: parameters', () => {
     expect(denied.body).toMatchObject({ success: false, data: null });
     expect((await t.json(`/api/v1/reports/geofences?${new URLSearchParams(DAY)}`)).status).toBe(401);
     expect((await ok(reportsOnly, DAY)).included).toEqual(['summary', 'events', 'visits']);
+  });
+});
+
+describe('GET /api/v1/reports/geofences: size', () => {
+  it('refuses a section of more rows than one answer holds with 400 and a hint, and still answers the others', async () => {
+    const { account, user, key } = await t.fixtures.tenant();
+    const device = await t.fixtures.device(account.id, { userIds: [user.id] });
+    const fence = await t.fixtures.geofence(account.id, 'Busy gate', square(19.4, -99.1, 0.01));
+    // One more crossing and one more visit than an answer holds, a minute apart on 2024-03-01 (Mexico City).
+    const rows = MAX_REPORT_ROWS + 1;
+    await sql`
+      INSERT INTO geofence_events (device_id, geofence_id, type, fix_time, latitude, longitude)
+      SELECT ${device.id}, ${fence.id}, CASE WHEN n % 2 = 0 THEN 'enter' ELSE 'exit' END, timestamptz '2024-03-01 06:00:00+00' + n * interval '1 second', 19.4, -99.1
+      FROM generate_series(0, ${rows - 1}) AS n`.execute(t.database.db);
+    await sql`
+      INSERT INTO geofence_visits (device_id, geofence_id, entry_time, exit_time)
+      SELECT ${device.id}, ${fence.id}, timestamptz '2024-03-01 06:00:00+00' + n * interval '1 second', timestamptz '2024-03-01 06:00:00+00' + n * interval '1 second'
+      FROM generate_series(0, ${rows - 1}) AS n`.execute(t.database.db);
+    const day = { from: '2024-03-01', to: '2024-03-01' };
+    for (const section of ['events', 'visits']) {
+      const refused = await report(key, { ...day, include: section });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(`The report holds more than ${MAX_REPORT_ROWS} ${section}; narrow the range, deviceIds or geofenceIds, or ask for include=summary`);
+    }
+    const summary = await ok(key, { ...day, include: 'summary' });
+    expect(summary.summary).toEqual([expect.objectContaining({ geofenceId: fence.id, timesCrossed: rows })]);
+    // A narrower range fits.
+    expect((await ok(key, { from: '2024-03-01T00:00', to: '2024-03-01T00:30', include: 'events,visits' })).events).toHaveLength(1801);
   });
 });
 

@@ -15,6 +15,7 @@ const PUBLIC: Record<string, string> = {
   'GET /': 'redirects to the API reference',
   'GET /docs': 'the API reference page',
   'GET /docs/assets/:file': 'the API reference page\'s scripts and styles',
+  'GET /docs/start.js': 'the API reference page\'s start-up script',
   'GET /map': 'the live map page: it asks for an API key and sends it only to the API',
   'GET /map/static/:file': 'the live map\'s scripts, styles and icon',
   'GET /map/leaflet/:file': 'the live map\'s Leaflet library, from the installed package',

@@ -1,16 +1,25 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
-import { ApiError } from '../api-error.ts';
 import { clientAddress } from '../client-address.ts';
+import { errorEnvelope } from '../envelope.ts';
 import { httpMetrics } from '../http-metrics.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 
+/** An address that failed too often: what to answer instead of its 401. */
+export interface Blocked {
+  message: string;
+  retryAfterSeconds: number;
+}
+
 /**
  * Guessing keys, tokens or client secrets is slowed per client address: each answer of 401 (a bad
- * key or token, a client that failed to authenticate) is counted, and an address with
- * `AUTH_FAILURE_LIMIT` of them (20) in the last minute is answered 429 with Retry-After until the
- * oldest leaves the window, whatever it sends. With REDIS_URL the count is shared by every API process.
+ * key or token, a client that failed to authenticate) is counted, and once an address has
+ * `AUTH_FAILURE_LIMIT` of them (20) in the last minute its failing requests are answered 429 with
+ * Retry-After instead, until the oldest leaves the window. A valid credential is never refused: the
+ * address may be a proxy or a NAT that colleagues share with whoever is guessing, and the credentials
+ * are random beyond any guessing (190 bits and more); the limit is there to shed and flag the guesser.
+ * With REDIS_URL the count is shared by every API process.
  */
 export class FailedAuthenticationLimit {
   constructor(
@@ -18,37 +27,33 @@ export class FailedAuthenticationLimit {
     private readonly log: Logger,
   ) {}
 
-  /** Refuses an address that failed too often; counts this request's 401 after it is answered. */
+  /** Counts this request's 401 once it is answered, and turns it into 429 when its address is over the limit. */
   middleware() {
     return createMiddleware(async (c, next) => {
-      await this.refuseIfBlocked(c);
       await next();
-      if (c.res.status === 401) await this.failed(c);
+      if (c.res.status !== 401) return;
+      const blocked = await this.failed(c);
+      if (blocked) c.res = c.json(errorEnvelope(blocked.message), 429, { 'Retry-After': String(blocked.retryAfterSeconds) });
     });
   }
 
-  /** The check alone, for endpoints that report their own failures (the OAuth ones). */
-  async refuseIfBlocked(c: Context): Promise<void> {
+  /** Counts a failed authentication of the request's address; says whether the address is over the limit. */
+  async failed(c: Context): Promise<Blocked | undefined> {
     const address = clientAddress(c);
-    if (!address) return;
+    if (!address) return undefined;
     let decision;
     try {
-      decision = await this.limiter.peek(address);
+      // Counted while under the limit; past it, refused without being counted (the window frees on time).
+      decision = await this.limiter.hit(address);
     } catch (error) {
-      (c.get('log') ?? this.log).warn('failed-authentication limiter unavailable; request let through', { error: (error as Error).message });
-      return;
+      (c.get('log') ?? this.log).warn('failed-authentication limiter unavailable; 401 answered as it is', { error: (error as Error).message });
+      return undefined;
     }
-    if (!decision.allowed) {
-      httpMetrics.rateLimitRefusals.inc({ limit: 'authentication_failures' });
-      throw new ApiError(429, `Too many failed authentications from ${address}: ${decision.limit} in a minute; retry in ${decision.resetSeconds} s`, {
-        'Retry-After': String(decision.resetSeconds),
-      });
-    }
-  }
-
-  async failed(c: Context): Promise<void> {
-    const address = clientAddress(c);
-    if (!address) return;
-    await this.limiter.hit(address).catch((error: Error) => (c.get('log') ?? this.log).warn('could not count a failed authentication', { error: error.message }));
+    if (decision.allowed) return undefined;
+    httpMetrics.rateLimitRefusals.inc({ limit: 'authentication_failures' });
+    return {
+      message: `Too many failed authentications from ${address}: ${decision.limit} in a minute; retry in ${decision.resetSeconds} s (valid credentials are not affected)`,
+      retryAfterSeconds: decision.resetSeconds,
+    };
   }
 }

@@ -1,3 +1,4 @@
+import type { MintingCredential } from '../../db/minted-credentials.ts';
 import { ApiError } from '../api-error.ts';
 import type { Principal } from '../app-env.ts';
 import { beyond, normalisePermissions, PermissionListError } from './permissions.ts';
@@ -31,4 +32,10 @@ export function mintedExpiry(principal: Principal, requested: string | undefined
     throw new ApiError(403, `A credential cannot outlive the one that makes it: expiresAt must be at or before ${own.toISOString()}`);
   }
   return at;
+}
+
+/** The credential a request mints with, recorded as the parent of what it mints: revoking it revokes that too. */
+export function mintingCredential(principal: Principal): MintingCredential {
+  const { credential } = principal;
+  return credential.kind === 'api_key' ? { apiKeyId: credential.id } : { oauthClientId: credential.clientId };
 }

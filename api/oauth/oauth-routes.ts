@@ -1,11 +1,14 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Db } from '../../db/database.ts';
 import { findOauthToken, insertOauthToken, revokeOauthToken } from '../../db/oauth-tokens.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { hashApiKey } from '../auth/api-key-token.ts';
 import { issueAccessToken } from '../auth/oauth-credentials.ts';
 import { ALL_PERMISSIONS, covers, normalisePermissions, PermissionListError, PERMISSIONS } from '../auth/permissions.ts';
+import type { Blocked } from '../auth/failed-authentication-limit.ts';
+import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { authenticateClient, type OAuthForm } from './client-authentication.ts';
 import { OAuthError } from './oauth-error.ts';
 
@@ -14,6 +17,13 @@ export interface OAuthSettings {
   tokenTtlS: number;
   /** PUBLIC_URL: the issuer identifier; by default the origin the request came to. */
   publicUrl?: string;
+}
+
+export interface OAuthLimits {
+  /** Counts a failed client authentication of the request's address; says whether the address is over the limit. */
+  clientFailed(c: Context): Promise<Blocked | undefined>;
+  /** Tokens issued per client (OAUTH_TOKEN_RATE_LIMIT a minute): a client asking for more is misbehaving. */
+  tokens: RateLimiter;
 }
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -25,8 +35,8 @@ async function readForm(c: Context): Promise<OAuthForm> {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
     throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
   }
+  // At most MAX_FORM_BYTES arrive here: the body limit in front stops a larger one as it streams in.
   const text = await c.req.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new OAuthError('invalid_request', `the body is larger than ${MAX_FORM_BYTES} bytes`);
   const form: OAuthForm = new Map();
   for (const [name, value] of new URLSearchParams(text)) {
     if (form.has(name)) throw new OAuthError('invalid_request', `parameter ${name} is given more than once`);
@@ -59,17 +69,26 @@ function grantedScopes(requested: string | undefined, clientScopes: string[]): s
  * metadata (RFC 8414). Tokens are opaque, stored as hashes, and accepted by the API wherever an API
  * key is, with their scopes as permissions.
  */
-export function oauthRoutes(db: Db, log: Logger, settings: OAuthSettings, onClientFailure: (c: Context) => Promise<void>) {
+export function oauthRoutes(db: Db, log: Logger, settings: OAuthSettings, limits: OAuthLimits) {
   const app = new Hono<{ Variables: { log?: Logger } }>();
 
   app.onError(async (error, c) => {
     if (error instanceof OAuthError) {
-      if (error.code === 'invalid_client') await onClientFailure(c);
+      const blocked = error.code === 'invalid_client' ? await limits.clientFailed(c) : undefined;
+      if (blocked) {
+        return c.json({ error: 'invalid_client', error_description: blocked.message }, 429, { ...NO_STORE, 'Retry-After': String(blocked.retryAfterSeconds) });
+      }
       return c.json(error.body, error.status, error.headers);
     }
     (c.get('log') ?? log).error('OAuth endpoint failed', { path: c.req.path, error: (error as Error).stack ?? String(error) });
     return c.json({ error: 'server_error', error_description: 'Internal server error' }, 500, NO_STORE);
   });
+
+  // Bounded before a byte is read: a declared length over it is refused at once, a chunked body as it passes it.
+  app.use('/oauth/*', bodyLimit({
+    maxSize: MAX_FORM_BYTES,
+    onError: (c) => c.json({ error: 'invalid_request', error_description: `the body is larger than ${MAX_FORM_BYTES} bytes` }, 413, NO_STORE),
+  }));
 
   app.post('/oauth/token', async (c) => {
     const form = await readForm(c);
@@ -77,6 +96,18 @@ export function oauthRoutes(db: Db, log: Logger, settings: OAuthSettings, onClie
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const client = await authenticateClient(db, c.req.header('Authorization'), form);
     if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'only the client_credentials grant is supported');
+    // Counted per client once it has authenticated, so nobody else can use up a client's allowance.
+    const allowance = await limits.tokens.hit(`oauth-token:${client.id}`).catch((error: Error) => {
+      (c.get('log') ?? log).warn('token rate limiter unavailable; token issued', { error: error.message });
+      return undefined;
+    });
+    if (allowance && !allowance.allowed) {
+      return c.json(
+        { error: 'invalid_request', error_description: `too many token requests: ${allowance.limit} a minute per client; reuse the token until it expires (retry in ${allowance.resetSeconds} s)` },
+        429,
+        { ...NO_STORE, 'Retry-After': String(allowance.resetSeconds) },
+      );
+    }
     const scopes = grantedScopes(form.get('scope'), client.scopes);
     const ttlMs = settings.tokenTtlS * 1000;
     const expiresAt = new Date(Math.min(Date.now() + ttlMs, client.expires_at?.getTime() ?? Infinity));

@@ -1,6 +1,6 @@
 import { lineString, point, pointToLineDistance } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
-import { simplifyTrack } from './track-simplifier.ts';
+import { simplifyTrack, simplifyTrackInSlices, TrackTooIntricateError } from './track-simplifier.ts';
 
 const M_PER_DEG_LAT = (6_371_008.8 * Math.PI) / 180;
 const mPerDegLng = (lat: number) => M_PER_DEG_LAT * Math.cos((lat * Math.PI) / 180);
@@ -89,5 +89,40 @@ describe('simplifyTrack', () => {
   it('refuses arrays of different lengths and a negative tolerance', () => {
     expect(() => simplifyTrack([1, 2], [1], 5)).toThrow(/differ in length/);
     expect(() => simplifyTrack([1, 2, 3], [1, 2, 3], -1)).toThrow(/0 or more/);
+  });
+});
+
+/** A spiral winding inwards: every split lands at an end of its segment, Douglas–Peucker's worst case. */
+function spiral(n: number) {
+  const lats = new Float64Array(n);
+  const lngs = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = 0.5 * (1 - i / n);
+    lats[i] = r * Math.sin(i * 0.3);
+    lngs[i] = r * Math.cos(i * 0.3);
+  }
+  return { lats, lngs };
+}
+
+describe('simplifyTrackInSlices', () => {
+  it('keeps exactly what the one-go simplification keeps', async () => {
+    for (const [seed, tolerance] of [[4, 5], [5, 50]] as const) {
+      const { lats, lngs } = randomWalk(20_000, seed);
+      expect([...(await simplifyTrackInSlices(lats, lngs, tolerance, { sliceMs: 0 }))]).toEqual([...simplifyTrack(lats, lngs, tolerance)]);
+    }
+  });
+
+  it('lets the event loop run between its slices, so other requests are answered while a long track is simplified', async () => {
+    const { lats, lngs } = spiral(30_000);
+    const order: string[] = [];
+    const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 0));
+    const done = simplifyTrackInSlices(lats, lngs, 0.01, { sliceMs: 1 }).then(() => void order.push('simplified'));
+    await Promise.all([timer, done]);
+    expect(order).toEqual(['timer', 'simplified']);
+  });
+
+  it('refuses a track that would take more distance tests than allowed', async () => {
+    const { lats, lngs } = spiral(30_000);
+    await expect(simplifyTrackInSlices(lats, lngs, 0.01, { maxTests: 1_000_000 })).rejects.toThrow(TrackTooIntricateError);
   });
 });

@@ -18,77 +18,138 @@ function deltaLng(a: number, b: number): number {
   return d;
 }
 
+/** A track whose simplification would take more distance tests than allowed (a pathological shape). */
+export class TrackTooIntricateError extends Error {
+  override name = 'TrackTooIntricateError';
+}
+
 /**
- * Indices of the points to keep, ascending; the first and last are always kept. `lat` and `lng` are
- * in degrees, of equal length. An explicit stack instead of recursion: a million-point track cannot
- * overflow the call stack. Typical tracks cost O(n log n); a pathological one (every split at an end)
- * O(n²).
+ * One simplification, runnable in slices so a long track never holds the event loop: the work is an
+ * explicit stack of segments, so it can stop between any two segments and go on later. An explicit
+ * stack instead of recursion also means a million-point track cannot overflow the call stack.
+ * Typical tracks cost O(n log n) distance tests; a pathological one (every split at an end) O(n²),
+ * which `maxTests` bounds.
  */
-export function simplifyTrack(lat: ArrayLike<number>, lng: ArrayLike<number>, toleranceM: number): Uint32Array {
-  const n = lat.length;
-  if (n !== lng.length) throw new RangeError(`lat and lng differ in length (${n} and ${lng.length})`);
-  if (!(toleranceM >= 0)) throw new RangeError(`toleranceM must be 0 or more, got ${toleranceM}`);
-  if (n <= 2) return Uint32Array.from({ length: n }, (_, i) => i);
+export class TrackSimplification {
+  private readonly keep: Uint8Array;
+  private readonly stack: Uint32Array;
+  private top = 0;
+  private readonly tolerance2: number;
+  /** Point-to-segment distance tests made so far. */
+  tests = 0;
 
-  const keep = new Uint8Array(n);
-  keep[0] = 1;
-  keep[n - 1] = 1;
-  const tolerance2 = toleranceM * toleranceM;
-  const stack = new Uint32Array(2 * n);
-  let top = 0;
-  stack[top++] = 0;
-  stack[top++] = n - 1;
-
-  while (top > 0) {
-    const last = stack[--top]!;
-    const first = stack[--top]!;
-    if (last - first < 2) continue;
-
-    // Plane centred on the segment's first point; metres per degree along each axis.
-    const lat0 = lat[first]!;
-    const lng0 = lng[first]!;
-    const ky = EARTH_RADIUS_M * RAD;
-    const kx = ky * Math.cos(((lat0 + lat[last]!) / 2) * RAD);
-    const bx = deltaLng(lng[last]!, lng0) * kx;
-    const by = (lat[last]! - lat0) * ky;
-    const length2 = bx * bx + by * by;
-
-    let farthest = -1;
-    let max2 = tolerance2;
-    for (let i = first + 1; i < last; i++) {
-      const px = deltaLng(lng[i]!, lng0) * kx;
-      const py = (lat[i]! - lat0) * ky;
-      let dx = px;
-      let dy = py;
-      if (length2 > 0) {
-        const t = (px * bx + py * by) / length2;
-        if (t >= 1) {
-          dx = px - bx;
-          dy = py - by;
-        } else if (t > 0) {
-          dx = px - t * bx;
-          dy = py - t * by;
-        }
-      }
-      const d2 = dx * dx + dy * dy;
-      if (d2 > max2) {
-        max2 = d2;
-        farthest = i;
-      }
-    }
-    if (farthest < 0) continue;
-    keep[farthest] = 1;
-    stack[top++] = first;
-    stack[top++] = farthest;
-    stack[top++] = farthest;
-    stack[top++] = last;
+  constructor(
+    private readonly lat: ArrayLike<number>,
+    private readonly lng: ArrayLike<number>,
+    toleranceM: number,
+    private readonly maxTests = Infinity,
+  ) {
+    const n = lat.length;
+    if (n !== lng.length) throw new RangeError(`lat and lng differ in length (${n} and ${lng.length})`);
+    if (!(toleranceM >= 0)) throw new RangeError(`toleranceM must be 0 or more, got ${toleranceM}`);
+    this.tolerance2 = toleranceM * toleranceM;
+    this.keep = new Uint8Array(n);
+    this.stack = new Uint32Array(Math.max(2, 2 * n));
+    if (n === 0) return;
+    this.keep[0] = 1;
+    this.keep[n - 1] = 1;
+    if (n <= 2) return;
+    this.stack[this.top++] = 0;
+    this.stack[this.top++] = n - 1;
   }
 
-  let kept = 0;
-  for (let i = 0; i < n; i++) kept += keep[i]!;
-  const indices = new Uint32Array(kept);
-  for (let i = 0, k = 0; i < n; i++) if (keep[i]) indices[k++] = i;
-  return indices;
+  /** Works until done (true) or until `performance.now()` passes `deadline` (false: call again). */
+  runUntil(deadline: number): boolean {
+    const { lat, lng, keep, stack, tolerance2 } = this;
+    let top = this.top;
+    let segments = 0;
+    while (top > 0) {
+      // The clock is read every few segments: reading it costs more than a short segment does.
+      if ((++segments & 63) === 0 && performance.now() > deadline) break;
+      const last = stack[--top]!;
+      const first = stack[--top]!;
+      if (last - first < 2) continue;
+      this.tests += last - first - 1;
+      if (this.tests > this.maxTests) {
+        this.top = 0;
+        throw new TrackTooIntricateError(`simplifying the track would take more than ${this.maxTests} distance tests`);
+      }
+
+      // Plane centred on the segment's first point; metres per degree along each axis.
+      const lat0 = lat[first]!;
+      const lng0 = lng[first]!;
+      const ky = EARTH_RADIUS_M * RAD;
+      const kx = ky * Math.cos(((lat0 + lat[last]!) / 2) * RAD);
+      const bx = deltaLng(lng[last]!, lng0) * kx;
+      const by = (lat[last]! - lat0) * ky;
+      const length2 = bx * bx + by * by;
+
+      let farthest = -1;
+      let max2 = tolerance2;
+      for (let i = first + 1; i < last; i++) {
+        const px = deltaLng(lng[i]!, lng0) * kx;
+        const py = (lat[i]! - lat0) * ky;
+        let dx = px;
+        let dy = py;
+        if (length2 > 0) {
+          const t = (px * bx + py * by) / length2;
+          if (t >= 1) {
+            dx = px - bx;
+            dy = py - by;
+          } else if (t > 0) {
+            dx = px - t * bx;
+            dy = py - t * by;
+          }
+        }
+        const d2 = dx * dx + dy * dy;
+        if (d2 > max2) {
+          max2 = d2;
+          farthest = i;
+        }
+      }
+      if (farthest < 0) continue;
+      keep[farthest] = 1;
+      stack[top++] = first;
+      stack[top++] = farthest;
+      stack[top++] = farthest;
+      stack[top++] = last;
+    }
+    this.top = top;
+    return top === 0;
+  }
+
+  /** Indices of the points kept, ascending; the first and last are always kept. */
+  kept(): Uint32Array {
+    const { keep } = this;
+    let count = 0;
+    for (let i = 0; i < keep.length; i++) count += keep[i]!;
+    const indices = new Uint32Array(count);
+    for (let i = 0, k = 0; i < keep.length; i++) if (keep[i]) indices[k++] = i;
+    return indices;
+  }
+}
+
+/** Indices of the points to keep, ascending, in one go: for tracks small enough not to hold the event loop (a page). */
+export function simplifyTrack(lat: ArrayLike<number>, lng: ArrayLike<number>, toleranceM: number): Uint32Array {
+  const simplification = new TrackSimplification(lat, lng, toleranceM);
+  simplification.runUntil(Infinity);
+  return simplification.kept();
+}
+
+/**
+ * The same, for a track of any size on a server: in slices of at most `sliceMs`, letting the event
+ * loop run other requests between them, and refused (TrackTooIntricateError) past `maxTests`.
+ */
+export async function simplifyTrackInSlices(
+  lat: ArrayLike<number>,
+  lng: ArrayLike<number>,
+  toleranceM: number,
+  options: { sliceMs?: number; maxTests?: number } = {},
+): Promise<Uint32Array> {
+  const simplification = new TrackSimplification(lat, lng, toleranceM, options.maxTests);
+  const sliceMs = options.sliceMs ?? 20;
+  while (!simplification.runUntil(performance.now() + sliceMs)) await new Promise((resolve) => setImmediate(resolve));
+  return simplification.kept();
 }
 
 /**

@@ -2,11 +2,12 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { apiKeyPage, insertApiKey, revokeOwnApiKey } from '../../db/api-keys.ts';
 import { recordAudit } from '../../db/audit-log.ts';
 import { inTransaction } from '../../db/database.ts';
+import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { auditActor } from '../audit-actor.ts';
 import { issueApiKey } from '../auth/api-key-token.ts';
-import { mintedExpiry, mintedPermissions } from '../auth/minting.ts';
+import { mintedExpiry, mintedPermissions, mintingCredential } from '../auth/minting.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';
@@ -87,7 +88,10 @@ export function apiKeyRoutes({ db }: RouteDeps) {
     const expiresAt = mintedExpiry(principal, body.expiresAt);
     const issued = issueApiKey(scope.mode);
     const row = await inTransaction(db, async (trx) => {
-      const key = await insertApiKey(trx, { userId: scope.userId, name: body.name ?? null, prefix: issued.prefix, keyHash: issued.hash, mode: scope.mode, permissions, expiresAt });
+      const key = await insertApiKey(trx, {
+        userId: scope.userId, name: body.name ?? null, prefix: issued.prefix, keyHash: issued.hash, mode: scope.mode, permissions, expiresAt,
+        parent: mintingCredential(principal),
+      });
       await recordAudit(trx, auditActor(c), {
         action: 'api_key.created', targetType: 'api_key', targetId: String(key.id),
         details: { prefix: key.prefix, name: key.name, permissions, expiresAt: expiresAt?.toISOString() ?? null },
@@ -103,6 +107,7 @@ export function apiKeyRoutes({ db }: RouteDeps) {
       const revoked = await revokeOwnApiKey(trx, c.get('principal').scope, keyId);
       if (revoked?.revokedNow) {
         await recordAudit(trx, auditActor(c), { action: 'api_key.revoked', targetType: 'api_key', targetId: String(keyId), details: { prefix: revoked.key.prefix } });
+        for (const entry of cascadeAuditEntries(revoked.minted)) await recordAudit(trx, auditActor(c), entry);
       }
       return revoked;
     });

@@ -12,8 +12,31 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-function page(specUrl: string): string {
-  return `<!doctype html>
+/**
+ * The reference runs only scripts this server serves (no inline script: the page's own start-up is a
+ * file too), talks only to this server, and may not be framed (a page that holds a key while it
+ * tries requests must not sit inside someone else's). Swagger UI sets inline styles, and draws
+ * its icons as data: URIs, so those two are allowed.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY,
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -26,30 +49,39 @@ function page(specUrl: string): string {
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({
-      url: ${JSON.stringify(specUrl)},
-      dom_id: '#swagger-ui',
-      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-      layout: 'StandaloneLayout',
-      persistAuthorization: true,
-      tryItOutEnabled: true,
-    });
-  </script>
+  <script src="/docs/start.js"></script>
 </body>
 </html>`;
+
+/**
+ * Swagger UI's start-up. A key typed into "Authorize" lives in the page's memory only: with
+ * persistAuthorization it would be written to localStorage, where any script of this origin, and
+ * anyone at the browser later, could read it.
+ */
+function startScript(specUrl: string): string {
+  return `window.ui = SwaggerUIBundle({
+  url: ${JSON.stringify(specUrl)},
+  dom_id: '#swagger-ui',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+  persistAuthorization: false,
+  tryItOutEnabled: true,
+});
+`;
 }
 
 /** The interactive API reference at /docs, reading the OpenAPI document the app generates. */
 export function docsRoutes(specUrl: string) {
   const app = new Hono();
-  app.get('/', (c) => c.html(page(specUrl)));
+  const start = startScript(specUrl);
+  app.get('/', (c) => c.html(PAGE, 200, SECURITY_HEADERS));
+  app.get('/start.js', (c) => c.body(start, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }));
   app.get('/assets/:file', async (c) => {
     const file = c.req.param('file');
     const type = ASSETS[file];
     if (!type) return c.notFound();
     const body = await readFile(join(assetsDir, file));
-    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
   });
   return app;
 }

@@ -1,11 +1,12 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { recordAudit } from '../../db/audit-log.ts';
 import { inTransaction } from '../../db/database.ts';
+import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { insertOauthClient, oauthClientPage, revokeOauthClient } from '../../db/oauth-clients.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { auditActor } from '../audit-actor.ts';
-import { mintedExpiry, mintedPermissions } from '../auth/minting.ts';
+import { mintedExpiry, mintedPermissions, mintingCredential } from '../auth/minting.ts';
 import { issueClientCredentials } from '../auth/oauth-credentials.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
@@ -85,6 +86,7 @@ export function oauthClientRoutes({ db }: RouteDeps) {
     const client = await inTransaction(db, async (trx) => {
       const row = await insertOauthClient(trx, {
         clientId: issued.clientId, secretHash: issued.secretHash, userId: principal.scope.userId, mode: principal.scope.mode, name: body.name ?? null, scopes, expiresAt,
+        parent: mintingCredential(principal),
       });
       await recordAudit(trx, auditActor(c), {
         action: 'oauth_client.created', targetType: 'oauth_client', targetId: String(row.id),
@@ -101,6 +103,7 @@ export function oauthClientRoutes({ db }: RouteDeps) {
       const revoked = await revokeOauthClient(trx, c.get('principal').scope, clientId);
       if (revoked?.revokedNow) {
         await recordAudit(trx, auditActor(c), { action: 'oauth_client.revoked', targetType: 'oauth_client', targetId: String(clientId), details: { clientId: revoked.client.client_id } });
+        for (const entry of cascadeAuditEntries(revoked.minted)) await recordAudit(trx, auditActor(c), entry);
       }
       return revoked;
     });

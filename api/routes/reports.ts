@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { crossingEvents, crossingSummary, visitsOverlapping, type ActivityFilter } from '../../db/geofence-activity.ts';
 import { geofencesById } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
+import { MAX_LISTED } from './trip-report.ts';
 import { commaList } from '../query/comma-list.ts';
 import { includedSections, reportDevices } from '../query/report-query.ts';
 import type { AppEnv } from '../app-env.ts';
@@ -13,6 +14,8 @@ import { formatLocal } from '../time/zoned-time.ts';
 import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration } from '../views/report-view.ts';
 
 const MAX_RANGE_DAYS = 366;
+/** Rows one answer lists at most in each section, as the trips report: a whole fleet over months is narrowed, not streamed. */
+export const MAX_REPORT_ROWS = MAX_LISTED;
 
 const bound = (description: string, example: string) =>
   z.string({ error: RANGE_BOTH_REQUIRED }).openapi({ description, example });
@@ -31,12 +34,15 @@ const report = createRoute({
   tags: ['Reports'],
   summary: 'Geofence activity report: summary, events and visits over a date range',
   description:
-    'Dates are read in the timezone of the key\'s user. Visits are listed when they overlap the range, with their true entry and exit times; a visit still open has exitTime null and its duration counted up to now.',
+    [
+      'Dates are read in the timezone of the key\'s user. Visits are listed when they overlap the range, with their true entry and exit times; a visit still open has exitTime null and its duration counted up to now.',
+      `At most ${MAX_LISTED.toLocaleString('en')} rows in each section per answer: a larger report is refused with 400 (narrow the range, deviceIds or geofenceIds, or ask only for the summary).`,
+    ].join('\n\n'),
   middleware: [requirePermission('reports:read')] as const,
   request: { query: reportQuery },
   responses: {
     200: { description: 'The report', content: { 'application/json': { schema: envelopeSchema(GeofenceReportSchema, 'GeofenceReportResponse') } } },
-    ...errorResponses([400, 'Missing or invalid parameters'], [404, 'A listed device or geofence does not exist or is not accessible']),
+    ...errorResponses([400, 'Missing or invalid parameters, or more rows than one answer holds'], [404, 'A listed device or geofence does not exist or is not accessible']),
   },
 });
 
@@ -68,6 +74,11 @@ export function reportRoutes({ db }: RouteDeps) {
       to: range.to,
     };
     const local = (t: Date) => formatLocal(t, timezone);
+    // One row more than an answer holds tells a report that is too large from one that just fits.
+    const capped = <R>(rows: R[], what: string): R[] => {
+      if (rows.length <= MAX_REPORT_ROWS) return rows;
+      throw new ApiError(400, `The report holds more than ${MAX_REPORT_ROWS} ${what}; narrow the range, deviceIds or geofenceIds, or ask for include=summary`);
+    };
     const now = Date.now();
     const data: z.infer<typeof GeofenceReportSchema> = {
       range: { from: local(range.from), to: local(range.to) },
@@ -76,7 +87,7 @@ export function reportRoutes({ db }: RouteDeps) {
       included,
     };
     if (included.includes('summary')) {
-      data.summary = (await crossingSummary(db, filter)).map((r) => ({
+      data.summary = capped(await crossingSummary(db, filter, MAX_REPORT_ROWS + 1), 'summary rows').map((r) => ({
         deviceId: r.imei,
         deviceName: r.deviceName,
         geofenceId: r.geofenceId,
@@ -87,7 +98,7 @@ export function reportRoutes({ db }: RouteDeps) {
       }));
     }
     if (included.includes('events')) {
-      data.events = (await crossingEvents(db, filter)).map((r) => ({
+      data.events = capped(await crossingEvents(db, filter, MAX_REPORT_ROWS + 1), 'events').map((r) => ({
         deviceId: r.imei,
         deviceName: r.deviceName,
         geofenceName: r.geofenceName,
@@ -96,7 +107,7 @@ export function reportRoutes({ db }: RouteDeps) {
       }));
     }
     if (included.includes('visits')) {
-      data.visits = (await visitsOverlapping(db, filter)).map((r) => ({
+      data.visits = capped(await visitsOverlapping(db, filter, MAX_REPORT_ROWS + 1), 'visits').map((r) => ({
         deviceId: r.imei,
         deviceName: r.deviceName,
         geofenceName: r.geofenceName,

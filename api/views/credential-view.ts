@@ -3,6 +3,19 @@ import type { ApiKeyRecord } from '../../db/api-keys.ts';
 import type { OauthClientRecord } from '../../db/oauth-clients.ts';
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const MintedBySchema = z
+  .object({ kind: z.enum(['api_key', 'oauth_client']), id: z.number().int() })
+  .nullable()
+  .openapi('MintedBy', {
+    description: 'The credential that minted it through the API (an API key, or an OAuth client through its token); revoking that one revokes this one. null: made by the operator with `fleet`',
+  });
+
+function mintedBy(r: { parent_api_key_id: number | null; parent_oauth_client_id: number | null }): z.infer<typeof MintedBySchema> {
+  if (r.parent_api_key_id !== null) return { kind: 'api_key', id: r.parent_api_key_id };
+  if (r.parent_oauth_client_id !== null) return { kind: 'oauth_client', id: r.parent_oauth_client_id };
+  return null;
+}
 const time = (description: string) => z.string().nullable().openapi({ format: 'date-time', description });
 
 export const ApiKeySchema = z
@@ -16,6 +29,7 @@ export const ApiKeySchema = z
     expiresAt: time('null: it does not expire'),
     lastUsedAt: time('To the minute'),
     revokedAt: time('null while it works'),
+    mintedBy: MintedBySchema,
   })
   .openapi('ApiKey');
 
@@ -26,7 +40,7 @@ export const NewApiKeySchema = ApiKeySchema.extend({
 export function apiKeyView(k: ApiKeyRecord): z.infer<typeof ApiKeySchema> {
   return {
     id: k.id, name: k.name, prefix: k.prefix, mode: k.mode, permissions: k.permissions, createdAt: k.created_at.toISOString(),
-    expiresAt: iso(k.expires_at), lastUsedAt: iso(k.last_used_at), revokedAt: iso(k.revoked_at),
+    expiresAt: iso(k.expires_at), lastUsedAt: iso(k.last_used_at), revokedAt: iso(k.revoked_at), mintedBy: mintedBy(k),
   };
 }
 
@@ -41,6 +55,7 @@ export const OauthClientSchema = z
     expiresAt: time('null: it does not expire'),
     lastUsedAt: time('To the minute'),
     revokedAt: time('null while it works'),
+    mintedBy: MintedBySchema,
   })
   .openapi('OauthClient');
 
@@ -51,6 +66,6 @@ export const NewOauthClientSchema = OauthClientSchema.extend({
 export function oauthClientView(c: OauthClientRecord): z.infer<typeof OauthClientSchema> {
   return {
     id: c.id, clientId: c.client_id, name: c.name, mode: c.mode, scopes: c.scopes, createdAt: c.created_at.toISOString(),
-    expiresAt: iso(c.expires_at), lastUsedAt: iso(c.last_used_at), revokedAt: iso(c.revoked_at),
+    expiresAt: iso(c.expires_at), lastUsedAt: iso(c.last_used_at), revokedAt: iso(c.revoked_at), mintedBy: mintedBy(c),
   };
 }

@@ -1,6 +1,7 @@
 import { issueApiKey } from '../../api/auth/api-key-token.ts';
 import { ALL_PERMISSIONS, parsePermissions } from '../../api/auth/permissions.ts';
 import { insertApiKey, revokeApiKey } from '../../db/api-keys.ts';
+import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { DomainError } from '../../db/domain-error.ts';
 import type { DeviceMode } from '../../db/schema.ts';
 import { findUser } from '../../db/users.ts';
@@ -86,12 +87,14 @@ async function revoke(config: Config, argv: string[]): Promise<void> {
   if (!ref || parsed.positionals.length > 1) throw new UsageError('usage: fleet key revoke ID|PREFIX');
   const row = await withDatabase(config, ({ db }) =>
     inTransaction(db, async (trx) => {
-      const revoked = await revokeApiKey(trx, ref);
+      const { key: revoked, minted } = await revokeApiKey(trx, ref);
       await recordCliAudit(trx, revoked.user_id, revoked.mode, { action: 'api_key.revoked', targetType: 'api_key', targetId: String(revoked.id), details: { prefix: revoked.prefix } });
-      return revoked;
+      for (const entry of cascadeAuditEntries(minted)) await recordCliAudit(trx, revoked.user_id, revoked.mode, entry);
+      return { ...revoked, minted: minted.length };
     }),
   );
-  printResult(parsed.json, { id: row.id, prefix: row.prefix, revokedAt: row.revoked_at?.toISOString() }, `API key ${row.id} (${row.prefix}…) revoked`);
+  const also = row.minted > 0 ? `, with the ${row.minted} credential${row.minted === 1 ? '' : 's'} it minted` : '';
+  printResult(parsed.json, { id: row.id, prefix: row.prefix, revokedAt: row.revoked_at?.toISOString(), mintedRevoked: row.minted }, `API key ${row.id} (${row.prefix}…) revoked${also}`);
 }
 
 export async function keyCommand(config: Config, argv: string[]): Promise<void> {

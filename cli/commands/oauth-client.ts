@@ -2,6 +2,7 @@ import { issueClientCredentials } from '../../api/auth/oauth-credentials.ts';
 import { ALL_PERMISSIONS, normalisePermissions } from '../../api/auth/permissions.ts';
 import { inTransaction } from '../../db/database.ts';
 import { DomainError } from '../../db/domain-error.ts';
+import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { findOauthClient, insertOauthClient, revokeOauthClient } from '../../db/oauth-clients.ts';
 import { findUser } from '../../db/users.ts';
 import { recordCliAudit } from '../cli-audit.ts';
@@ -71,10 +72,15 @@ async function revoke(config: Config, argv: string[]): Promise<void> {
       const result = (await revokeOauthClient(trx, { accountId: user.account_id, userId: user.id, mode: found.mode }, found.id))!;
       if (!result.revokedNow) throw new DomainError('conflict', `OAuth client ${found.id} (${found.client_id}) is already revoked, since ${result.client.revoked_at!.toISOString()}`);
       await recordCliAudit(trx, user.id, found.mode, { action: 'oauth_client.revoked', targetType: 'oauth_client', targetId: String(found.id), details: { clientId: found.client_id } });
-      return result.client;
+      for (const entry of cascadeAuditEntries(result.minted)) await recordCliAudit(trx, user.id, found.mode, entry);
+      return { ...result.client, minted: result.minted.length };
     });
   });
-  printResult(parsed.json, { id: revoked.id, clientId: revoked.client_id, revokedAt: revoked.revoked_at?.toISOString() }, `OAuth client ${revoked.id} (${revoked.client_id}) and its tokens revoked`);
+  const also = revoked.minted > 0 ? `, with the ${revoked.minted} credential${revoked.minted === 1 ? '' : 's'} minted through it` : '';
+  printResult(
+    parsed.json, { id: revoked.id, clientId: revoked.client_id, revokedAt: revoked.revoked_at?.toISOString(), mintedRevoked: revoked.minted },
+    `OAuth client ${revoked.id} (${revoked.client_id}) and its tokens revoked${also}`,
+  );
 }
 
 export async function oauthClientCommand(config: Config, argv: string[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../api/app.ts';
 import { EventFeed } from '../../api/events/event-feed.ts';
 import type { StreamLeases } from '../../api/events/open-streams.ts';
+import { TrustedProxies } from '../../api/trusted-proxies.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { JobQueue } from '../../engine/queue/job-queue.ts';
@@ -29,6 +30,7 @@ export async function startApiRole(
     rateLimiter: RateLimiter;
     overviewRateLimiter: RateLimiter;
     authFailureLimiter: RateLimiter;
+    oauthTokenLimiter: RateLimiter;
     /** Counts open event streams per credential over every API process (REDIS_URL); absent, per process. */
     streamLeases?: StreamLeases;
     engineQueue: JobQueue;
@@ -58,6 +60,8 @@ export async function startApiRole(
     metrics: deps.metricsOnApiPort,
     metricsToken: config.metricsToken,
     authFailureLimiter: deps.authFailureLimiter,
+    oauthTokenLimiter: deps.oauthTokenLimiter,
+    trustedProxies: new TrustedProxies(config.access.trustProxy),
     oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {
       deliverSoon: (ids, requestId) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now(), requestId }))),
