@@ -20,7 +20,7 @@ export async function seedGrid(db: Db, accountId: number, center: { lat: number;
         jsonb_build_object('lat', y - 0.0007, 'lng', x - 0.0007), jsonb_build_object('lat', y - 0.0007, 'lng', x + 0.0007),
         jsonb_build_object('lat', y + 0.0007, 'lng', x + 0.0007), jsonb_build_object('lat', y + 0.0007, 'lng', x - 0.0007))
     FROM cells
-    ON CONFLICT (account_id, name) DO NOTHING
+    ON CONFLICT (account_id, mode, name) DO NOTHING
   `.execute(db);
   const { n } = await db.selectFrom('geofences').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
   return Number(n);
