@@ -126,6 +126,27 @@ describe('geofences of the other mode', () => {
   });
 });
 
+describe('data written before geofences had a mode', () => {
+  it('a live geofence still waited for by an old travel of a test vehicle is not deleted, and the refusal names no travel of the other mode', async () => {
+    const { account: acct, user, live } = await account();
+    const testTruck = await t.fixtures.device(acct.id, { name: 'Test truck', mode: 'test', userIds: [user.id] });
+    const depot = await t.fixtures.geofence(acct.id, 'Old depot', square(19.4, -99.1, 0.01));
+    // What a test key could make before: a test vehicle's travel through the account's (now live) geofence.
+    const travel = await t.database.db.insertInto('travels')
+      .values({ account_id: acct.id, device_id: testTruck.id, created_by_user_id: user.id, start_time: new Date(Date.now() + 86_400_000) })
+      .returning('id').executeTakeFirstOrThrow();
+    await t.database.db.insertInto('travel_waypoints').values([
+      { travel_id: travel.id, seq: 1, geofence_id: null, geofence_name: 'Current position', expected_arrival: new Date(Date.now() + 86_400_000) },
+      { travel_id: travel.id, seq: 2, geofence_id: depot.id, geofence_name: 'Old depot', expected_arrival: new Date(Date.now() + 90_000_000) },
+    ]).execute();
+
+    const refused = await t.json(`/api/v1/geofences/${depot.id}`, { key: live, method: 'DELETE' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe(`geofence ${depot.id} is a pending waypoint of an active travel; cancel the travel first`);
+    expect(await stored(depot.id)).toBeDefined();
+  });
+});
+
 describe('fleet geofence import --mode', () => {
   it('imports into the mode asked for, live by default, and refuses any other mode', async () => {
     const { account: acct, live, test } = await account();
