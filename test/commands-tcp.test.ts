@@ -9,6 +9,7 @@ import { commandTracker, type CommandTracker } from '../simulators/command-track
 import { eventually } from './support/eventually.ts';
 import { fixtures } from './support/fixtures.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
+import { servedApi } from './support/served-api.ts';
 
 /**
  * Commands end to end: `fleet serve` (on the embedded default, or PostgreSQL + Redis when the suite
@@ -25,14 +26,7 @@ let gt06Port: number;
 const devices: Record<string, Device> = {};
 const open: CommandTracker[] = [];
 
-const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { Authorization: `Bearer ${key}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const api = servedApi(() => server.url, () => key);
 const send = async (body: Record<string, unknown>) => {
   const res = await api('/commands', { method: 'POST', body });
   expect(res.status, JSON.stringify(res.body)).toBe(202);

@@ -6,6 +6,7 @@ import { gt06Dialect, teltonikaDialect, type TrackerDialect } from '../simulator
 import { eventually } from './support/eventually.ts';
 import { fixtures } from './support/fixtures.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
+import { servedApi } from './support/served-api.ts';
 
 /**
  * The engine cut-off rule over real sockets, as a truck would meet it: `fleet serve`, GT06 and
@@ -26,14 +27,7 @@ const ports: Record<string, number> = {};
 const devices: Record<string, Device> = {};
 const open: CommandTracker[] = [];
 
-const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { Authorization: `Bearer ${key}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const api = servedApi(() => server.url, () => key);
 const command = async (id: string) => (await api(`/commands/${id}`)).body.data;
 const stop = async (imei: string) => {
   const res = await api('/commands', { method: 'POST', body: { deviceId: imei, type: 'engine_stop' } });
@@ -48,6 +42,15 @@ const connect = async (name: string, dialect: TrackerDialect) => {
 /** Waits until the server has seen the device's connection end. */
 const offline = (name: string) =>
   eventually(() => api(`/events?types=device.offline&deviceIds=${devices[name]!.imei}`), (r) => expect(r.body.data.length).toBeGreaterThan(0));
+const stopText = (dialect: TrackerDialect) => (dialect === gt06Dialect ? 'Relay,1#' : 'setdigout 1');
+/** The stop reaches the tracker as its `attempts`-th send, and the tracker's answer acknowledges it. */
+async function stopArrives(t: CommandTracker, dialect: TrackerDialect, id: string, attempts: number) {
+  const received = await t.nextCommand();
+  expect(received?.text).toBe(stopText(dialect));
+  expect(await command(id)).toMatchObject({ status: 'sent', attempts, reason: null });
+  t.answer(received!);
+  await eventually(() => command(id), (c) => expect(c.status).toBe('acknowledged'));
+}
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 
 beforeAll(async () => {
@@ -102,11 +105,7 @@ describe.each([teltonikaDialect, gt06Dialect])('an engine stop to a $protocol tr
     expect(await command(queued.id)).toMatchObject({ status: 'queued', reason: SLOW_DOWN });
 
     await moving.report({ speedKmh: 8 });
-    const received = await moving.nextCommand();
-    expect(received?.text).toBe(dialect === gt06Dialect ? 'Relay,1#' : 'setdigout 1');
-    expect(await command(queued.id)).toMatchObject({ status: 'sent', attempts: 1, reason: null });
-    moving.answer(received!);
-    await eventually(() => command(queued.id), (c) => expect(c.status).toBe('acknowledged'));
+    await stopArrives(moving, dialect, queued.id, 1);
   });
 
   it('sent but unanswered is judged again before it is sent on the next connection', async () => {
@@ -114,7 +113,7 @@ describe.each([teltonikaDialect, gt06Dialect])('an engine stop to a $protocol tr
     const slow = await connect(name, dialect);
     await slow.report({ speedKmh: 3 });
     const queued = await stop(devices[name]!.imei);
-    expect((await slow.nextCommand())?.text).toBe(dialect === gt06Dialect ? 'Relay,1#' : 'setdigout 1');
+    expect((await slow.nextCommand())?.text).toBe(stopText(dialect));
     slow.close();
     await offline(name);
     expect(await command(queued.id)).toMatchObject({ status: 'sent', attempts: 1 });
@@ -127,10 +126,6 @@ describe.each([teltonikaDialect, gt06Dialect])('an engine stop to a $protocol tr
     expect(await command(queued.id)).toMatchObject({ status: 'sent', attempts: 1, reason: SLOW_DOWN });
 
     await fast.report({ speedKmh: 0 });
-    const again = await fast.nextCommand();
-    expect(again?.text).toBe(dialect === gt06Dialect ? 'Relay,1#' : 'setdigout 1');
-    expect(await command(queued.id)).toMatchObject({ status: 'sent', attempts: 2, reason: null });
-    fast.answer(again!);
-    await eventually(() => command(queued.id), (c) => expect(c.status).toBe('acknowledged'));
+    await stopArrives(fast, dialect, queued.id, 2);
   });
 });

@@ -1,22 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { etagOf, leafletAsset, ownAsset, type MapAsset } from './map-assets.ts';
 import { mapPage } from './map-page.ts';
+import { selfOnlyPolicy } from '../self-only-policy.ts';
 
 /**
  * Only this server: scripts and styles from its own files (none inline), data from its API, and no
  * tile server or font host, so the page makes no request anywhere else. form-action 'none': if the
  * scripts fail, the login form must not submit the key in a URL.
  */
-export const MAP_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const MAP_CONTENT_SECURITY_POLICY = selfOnlyPolicy();
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy': MAP_CONTENT_SECURITY_POLICY,

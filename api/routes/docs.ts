@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
+import { selfOnlyPolicy } from '../self-only-policy.ts';
 
 // Served from the installed swagger-ui-dist package: the page works with no network access.
 const assetsDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -18,16 +19,7 @@ const ASSETS: Record<string, string> = {
  * tries requests must not sit inside someone else's). Swagger UI sets inline styles, and draws
  * its icons as data: URIs, so those two are allowed.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DOCS_CONTENT_SECURITY_POLICY = selfOnlyPolicy({ style: ["'unsafe-inline'"], img: ['data:'] });
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY,
