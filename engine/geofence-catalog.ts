@@ -25,11 +25,11 @@ export interface GeofenceCatalogOptions {
 /**
  * Every account's geofences as membership indexes, one per account and mode (a test vehicle is
  * evaluated against its account's test geofences only, a live one against the live ones), kept
- * current: a trigger logs each change to a geofence in `geofence_changes` with its transaction's id; this catalog reads the changes made by
- * transactions that were still running at its previous read (see geofenceChangesSince: commit order,
- * not id order) and reloads only the geofences it has not reloaded for that change yet. On PostgreSQL
- * a NOTIFY from the same trigger wakes it at once; the poll covers the embedded database and a
- * notification missed while reconnecting.
+ * current: a trigger logs each change to a geofence in `geofence_changes` with its transaction's
+ * id; this catalog reads the changes made by transactions that were still running at its previous
+ * read (see geofenceChangesSince: commit order, not id order) and reloads only the geofences it has
+ * not reloaded for that change yet. On PostgreSQL a NOTIFY from the same trigger wakes it at once;
+ * the poll covers the embedded database and a notification missed while reconnecting.
  */
 export class GeofenceCatalog {
   /** By mode, then by account: the lookup per evaluated device is two property reads and a map get. */
