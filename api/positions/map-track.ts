@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { countPositionsUpTo, positionsAfter, positionsAt, validTrackAfter, type PositionRange, type PositionRow } from '../../db/position-history.ts';
 import { ApiError } from '../api-error.ts';
-import { simplifyTrackInSlices, TrackTooIntricateError } from './track-simplifier.ts';
+import { simplifyTrackInChunks, simplifyTrackInSlices, TrackTooIntricateError } from './track-simplifier.ts';
 
 /** Points one GeoJSON answer holds at most, after simplification: what a map still draws smoothly. */
 export const MAX_MAP_POINTS = 50_000;
@@ -55,11 +55,13 @@ export async function mapTrackRows(db: Db, range: PositionRange, simplifyM: numb
     if (batch.length < TRACK_BATCH) break;
     after = batch[batch.length - 1]!.fix_time;
   }
-  // In slices, so other requests are answered meanwhile; bounded, so a pathological shape cannot spin for minutes.
-  const kept = await simplifyTrackInSlices(lats, lngs, simplifyM, { sliceMs: SIMPLIFY_SLICE_MS, maxTests: Math.max(50_000_000, 40 * lats.length) }).catch((error: unknown) => {
-    if (error instanceof TrackTooIntricateError) throw new ApiError(400, `The track is too intricate to simplify in one answer; narrow from/to`);
-    throw error;
-  });
+  // In slices, so other requests are answered meanwhile. A shape that would take the whole track's
+  // simplification quadratic time (a vehicle circling, a tracker's periodic jitter) is simplified run by run instead.
+  const kept = await simplifyTrackInSlices(lats, lngs, simplifyM, { sliceMs: SIMPLIFY_SLICE_MS, maxTests: Math.max(50_000_000, 40 * lats.length) })
+    .catch((error: unknown) => {
+      if (error instanceof TrackTooIntricateError) return simplifyTrackInChunks(lats, lngs, simplifyM, { chunk: 2_000, sliceMs: SIMPLIFY_SLICE_MS });
+      throw error;
+    });
   if (kept.length > MAX_MAP_POINTS) {
     throw new ApiError(400, `Simplified to ${simplifyM} m the track still has ${fmt(kept.length)} points, more than ${fmt(MAX_MAP_POINTS)}: raise simplify or narrow from/to`);
   }

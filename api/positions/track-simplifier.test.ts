@@ -1,6 +1,6 @@
 import { lineString, point, pointToLineDistance } from '@turf/turf';
 import { describe, expect, it } from 'vitest';
-import { simplifyTrack, simplifyTrackInSlices, TrackTooIntricateError } from './track-simplifier.ts';
+import { simplifyTrack, simplifyTrackInChunks, simplifyTrackInSlices, TrackTooIntricateError } from './track-simplifier.ts';
 
 const M_PER_DEG_LAT = (6_371_008.8 * Math.PI) / 180;
 const mPerDegLng = (lat: number) => M_PER_DEG_LAT * Math.cos((lat * Math.PI) / 180);
@@ -124,5 +124,20 @@ describe('simplifyTrackInSlices', () => {
   it('refuses a track that would take more distance tests than allowed', async () => {
     const { lats, lngs } = spiral(30_000);
     await expect(simplifyTrackInSlices(lats, lngs, 0.01, { maxTests: 1_000_000 })).rejects.toThrow(TrackTooIntricateError);
+  });
+});
+
+describe('simplifyTrackInChunks', () => {
+  it('keeps every left-out point within the tolerance, the runs\' meeting points kept, at a bounded cost', async () => {
+    const { lats, lngs } = randomWalk(10_000, 9);
+    const kept = await simplifyTrackInChunks(lats, lngs, 25, { chunk: 1_000 });
+    const whole = simplifyTrack(lats, lngs, 25);
+    for (let meet = 0; meet < lats.length; meet += 999) expect(kept).toContain(meet);
+    expect(kept[kept.length - 1]).toBe(lats.length - 1);
+    expect(kept.length).toBeGreaterThanOrEqual(whole.length);
+    expect(kept.length).toBeLessThan(whole.length + 2 * Math.ceil(lats.length / 999));
+    // Each run's own simplification: what the whole simplification of that run keeps.
+    const run = simplifyTrack(lats.slice(999, 1999), lngs.slice(999, 1999), 25);
+    expect([...kept].filter((i) => i >= 999 && i <= 1998).map((i) => i - 999)).toEqual([...run]);
   });
 });

@@ -136,6 +136,11 @@ export function simplifyTrack(lat: ArrayLike<number>, lng: ArrayLike<number>, to
   return simplification.kept();
 }
 
+/** Lets the event loop run between slices of at most `sliceMs` until `simplification` is done. */
+async function runInSlices(simplification: TrackSimplification, sliceMs: number): Promise<void> {
+  while (!simplification.runUntil(performance.now() + sliceMs)) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /**
  * The same, for a track of any size on a server: in slices of at most `sliceMs`, letting the event
  * loop run other requests between them, and refused (TrackTooIntricateError) past `maxTests`.
@@ -147,9 +152,41 @@ export async function simplifyTrackInSlices(
   options: { sliceMs?: number; maxTests?: number } = {},
 ): Promise<Uint32Array> {
   const simplification = new TrackSimplification(lat, lng, toleranceM, options.maxTests);
-  const sliceMs = options.sliceMs ?? 20;
-  while (!simplification.runUntil(performance.now() + sliceMs)) await new Promise((resolve) => setImmediate(resolve));
+  await runInSlices(simplification, options.sliceMs ?? 20);
   return simplification.kept();
+}
+
+/**
+ * Each run of `chunk` points simplified on its own, the points where runs meet kept: every point left
+ * out is still within the tolerance of the line kept, at a cost of at most `chunk` distance tests per
+ * point whatever the shape. For tracks whose whole simplification would cost too much; a few more
+ * points are kept than the whole would keep.
+ */
+export async function simplifyTrackInChunks(
+  lat: ArrayLike<number>,
+  lng: ArrayLike<number>,
+  toleranceM: number,
+  options: { chunk?: number; sliceMs?: number } = {},
+): Promise<Uint32Array> {
+  const n = lat.length;
+  const chunk = Math.max(2, options.chunk ?? 2_000);
+  const keep = new Uint8Array(n);
+  for (let start = 0; start < n - 1 || start === 0; start += chunk - 1) {
+    const end = Math.min(n, start + chunk);
+    const part = new TrackSimplification(
+      Array.prototype.slice.call(lat, start, end) as number[],
+      Array.prototype.slice.call(lng, start, end) as number[],
+      toleranceM,
+    );
+    await runInSlices(part, options.sliceMs ?? 20);
+    for (const i of part.kept()) keep[start + i] = 1;
+    if (end === n) break;
+  }
+  let count = 0;
+  for (let i = 0; i < n; i++) count += keep[i]!;
+  const indices = new Uint32Array(count);
+  for (let i = 0, k = 0; i < n; i++) if (keep[i]) indices[k++] = i;
+  return indices;
 }
 
 /**
