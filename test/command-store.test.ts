@@ -78,18 +78,21 @@ describe('the command record', () => {
     expect(await devicesWithOpenCommands(database.db, [base.deviceId, base.deviceId + 1000])).toEqual([base.deviceId]);
   });
 
-  it('keeps why a queued command waits until it is sent, and keeps a refusal\'s answer with the failure', async () => {
+  it('keeps why an open command waits until it is sent (again), and keeps a refusal\'s answer with the failure', async () => {
     await clear();
     const held = (await queueCommand(database.db, { ...base, type: 'engine_stop', idempotencyKey: null, holdReason: 'waiting for the vehicle to slow down' })).command;
     expect(held).toMatchObject({ status: 'queued', status_reason: 'waiting for the vehicle to slow down', max_attempts: 3 });
     expect(await holdCommand(database.db, held.id, null)).toMatchObject({ status_reason: null });
     expect(await holdCommand(database.db, held.id, 'waiting for the vehicle to slow down')).toMatchObject({ status_reason: 'waiting for the vehicle to slow down' });
     expect(await markCommandSent(database.db, held.id)).toMatchObject({ status: 'sent', status_reason: null });
-    expect(await holdCommand(database.db, held.id, 'late')).toBeUndefined();
+    // A sent one may wait too, before it is sent again on a new connection; its next send clears the reason.
+    expect(await holdCommand(database.db, held.id, 'waiting for a current fix from the vehicle')).toMatchObject({ status: 'sent', status_reason: 'waiting for a current fix from the vehicle' });
+    expect(await markCommandSent(database.db, held.id)).toMatchObject({ status: 'sent', attempts: 2, status_reason: null });
     expect(await failCommand(database.db, held.id, 'the tracker refused it', 'Error: speed too high')).toMatchObject({
       status: 'failed', status_reason: 'the tracker refused it', response: 'Error: speed too high',
     });
-    expect(await events()).toEqual([['command.sent', held.id, 'sent', 1], ['command.failed', held.id, 'failed', 1]]);
+    expect(await holdCommand(database.db, held.id, 'late')).toBeUndefined();
+    expect(await events()).toEqual([['command.sent', held.id, 'sent', 1], ['command.sent', held.id, 'sent', 2], ['command.failed', held.id, 'failed', 2]]);
   });
 
   it('cancels only a queued command of the same account, and finished commands stay finished', async () => {
