@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   pipeline: () => import('./pipeline.ts'),
   positions: () => import('./position-export.ts'),
   storage: () => import('./position-storage.ts'),
+  'track-simplify': () => import('./track-simplify.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -63,12 +63,16 @@ export class TrackSimplification {
     const { lat, lng, keep, stack, tolerance2 } = this;
     let top = this.top;
     let segments = 0;
+    let sinceClock = 0;
     while (top > 0) {
-      // The clock is read every few segments: reading it costs more than a short segment does.
-      if ((++segments & 63) === 0 && performance.now() > deadline) break;
+      // The clock is read every few short segments (reading it costs more than one does), and after
+      // every ~100,000 distance tests (a millisecond or so) however long the segments are.
+      if (((++segments & 63) === 0 || sinceClock > 100_000) && performance.now() > deadline) break;
+      if (sinceClock > 100_000) sinceClock = 0;
       const last = stack[--top]!;
       const first = stack[--top]!;
       if (last - first < 2) continue;
+      sinceClock += last - first - 1;
       this.tests += last - first - 1;
       if (this.tests > this.maxTests) {
         this.top = 0;
