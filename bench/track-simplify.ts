@@ -38,7 +38,7 @@ const CASES: Array<[shape: string, points: number, toleranceM: number]> = [
 
 /**
  * How map-track simplification shares the event loop: each shape simplified as GET
- * /vehicles/{id}/positions?format=geojson&simplify= does it (in 20 ms slices, the whole track, or run
+ * /vehicles/{id}/positions?format=geojson&simplify= does it (in 10 ms slices, the whole track, or run
  * by run when the whole would cost quadratic time), while a 1 ms timer measures the longest the event
  * loop was held. Prints the time to simplify and the longest hold.
  */
@@ -55,10 +55,10 @@ export default async function trackSimplifyBench(args: string[]): Promise<void> 
     }, 1);
     const started = performance.now();
     let how = 'whole track';
-    const kept = await simplifyTrackInSlices(lats, lngs, toleranceM, { sliceMs: 20, maxTests: Math.max(50_000_000, 40 * points) }).catch((error: unknown) => {
+    const kept = await simplifyTrackInSlices(lats, lngs, toleranceM, { sliceMs: 10, maxTests: Math.max(50_000_000, 40 * points) }).catch((error: unknown) => {
       if (!(error instanceof TrackTooIntricateError)) throw error;
       how = 'run by run';
-      return simplifyTrackInChunks(lats, lngs, toleranceM, { chunk: 2_000, sliceMs: 20 });
+      return simplifyTrackInChunks(lats, lngs, toleranceM, { chunk: 2_000, sliceMs: 10 });
     });
     const ms = performance.now() - started;
     clearInterval(probe);

@@ -10,7 +10,7 @@ export const MAX_SIMPLIFIED_FIXES = 1_000_000;
 
 const READ_BATCH = 5_000;
 /** The longest the event loop is held by simplification at a time. */
-const SIMPLIFY_SLICE_MS = 20;
+const SIMPLIFY_SLICE_MS = 10;
 const TRACK_BATCH = 20_000;
 
 const fmt = (n: number) => n.toLocaleString('en');

@@ -34,6 +34,8 @@ export class TrackSimplification {
   private readonly keep: Uint8Array;
   private readonly stack: Uint32Array;
   private top = 0;
+  /** Points marked kept so far, so `kept()` needs one pass over the marks, not two. */
+  private count = 0;
   private readonly tolerance2: number;
   /** Point-to-segment distance tests made so far. */
   tests = 0;
@@ -53,6 +55,7 @@ export class TrackSimplification {
     if (n === 0) return;
     this.keep[0] = 1;
     this.keep[n - 1] = 1;
+    this.count = n === 1 ? 1 : 2;
     if (n <= 2) return;
     this.stack[this.top++] = 0;
     this.stack[this.top++] = n - 1;
@@ -113,6 +116,7 @@ export class TrackSimplification {
       }
       if (farthest < 0) continue;
       keep[farthest] = 1;
+      this.count++;
       stack[top++] = first;
       stack[top++] = farthest;
       stack[top++] = farthest;
@@ -125,10 +129,8 @@ export class TrackSimplification {
   /** Indices of the points kept, ascending; the first and last are always kept. */
   kept(): Uint32Array {
     const { keep } = this;
-    let count = 0;
-    for (let i = 0; i < keep.length; i++) count += keep[i]!;
-    const indices = new Uint32Array(count);
-    for (let i = 0, k = 0; i < keep.length; i++) if (keep[i]) indices[k++] = i;
+    const indices = new Uint32Array(this.count);
+    for (let i = 0, k = 0; k < indices.length; i++) if (keep[i]) indices[k++] = i;
     return indices;
   }
 }
