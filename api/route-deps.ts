@@ -1,6 +1,6 @@
 import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
-import type { DeviceStatusThresholds } from '../engine/device-status.ts';
+import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
 import type { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { fixtures, square } from '../test/support/fixtures.ts';
+import { fixtures, square } from '../simulators/fleet-records.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { buildFleetDataset } from './fleet-dataset.ts';
 import { serveBenchApi } from './bench-api-server.ts';

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { insertOauthClient } from '../db/oauth-clients.ts';
 import { findOauthToken, insertOauthToken } from '../db/oauth-tokens.ts';
 import { summarise } from '../simulators/latency-stats.ts';
-import { fixtures } from '../test/support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { serveBenchApi } from './bench-api-server.ts';
 
 const CONCURRENCY = 32;

@@ -1,10 +1,11 @@
 import { copyFixBatch } from '../db/position-copy.ts';
-import { storeFixBatch, type StoredFix } from '../db/position-batches.ts';
+import { storeFixBatch } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { fixtures } from '../test/support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 
 export interface FleetDataset {
   key: string;

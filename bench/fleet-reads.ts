@@ -15,7 +15,7 @@ import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
-import { fixtures } from '../test/support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startBenchPipeline } from './bench-pipeline.ts';
 import { runTrackerLoad } from './tracker-load.ts';
 

@@ -5,8 +5,8 @@ import { bbox as turfBbox, booleanPointInPolygon, polygon as turfPolygon } from 
 import pg from 'pg';
 import RBush from 'rbush';
 import { EMBEDDED_SOCKET_PORT, startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.ts';
-import type { FenceShape } from '../engine/geofence/fence-shape.ts';
-import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
+import type { FenceShape } from '../domain/geofences/fence-shape.ts';
+import { GeofenceIndex } from '../domain/geofences/geofence-index.ts';
 import { seededRandom } from '../runtime/seeded-random.ts';
 
 const SEED = 42;

@@ -8,7 +8,7 @@ import { addDevice } from '../db/devices.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { insertGeofence } from '../db/geofences.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { silentLogger } from '../runtime/logger.ts';

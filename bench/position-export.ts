@@ -5,9 +5,10 @@ import { Worker } from 'node:worker_threads';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { copyFixBatch } from '../db/position-copy.ts';
-import { storeFixBatch, type StoredFix } from '../db/position-batches.ts';
+import { storeFixBatch } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { summarise } from '../simulators/latency-stats.ts';
-import { fixtures } from '../test/support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { serveBenchApi } from './bench-api-server.ts';
 
 const FIXES = 100_000;

@@ -2,14 +2,14 @@ import { sql } from 'kysely';
 import type { DatabaseHandle } from '../db/database.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { positionHistorySize, type PositionHistorySize } from '../db/position-partitions.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
 import { storedFix } from '../ingest/stored-fix.ts';
 import { Drive, type Point } from '../simulators/drive.ts';
 import { teltonikaCodec8 } from '../simulators/teltonika-packets.ts';
-import { openEmptyDatabase } from '../test/support/empty-database.ts';
-import { fixtures } from '../test/support/fixtures.ts';
+import { openEmptyDatabase } from '../db/empty-database.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 
 const DEVICES = 250;
 /** 800 fixes per device at 10 s: 2 h 13 min of driving and parking, 200,000 fixes in all. */

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { EventType } from '../engine/events/event-catalog.ts';
-import type { CommandType } from '../ingest/commands/command-catalog.ts';
+import type { EventType } from '../domain/events/event-catalog.ts';
+import type { CommandType } from '../domain/commands/command-catalog.ts';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { appendEvents, type NewEvent } from './event-log.ts';

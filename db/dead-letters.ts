@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import type { StoredFix, StoredReport } from './position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
 /** A record the database refused, in the form ingest decoded it. */
 export type DeadRecord = { kind: 'fix'; fix: StoredFix } | { kind: 'report'; report: StoredReport };

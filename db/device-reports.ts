@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
-import type { StoredReport } from './position-batches.ts';
+import type { StoredReport } from '../domain/stored-rows.ts';
 
 const num = (v: unknown) => (typeof v === 'number' ? finiteOrNull(v) : null);
 

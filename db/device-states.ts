@@ -1,5 +1,6 @@
 import type { Db } from './database.ts';
-import { upsertLatest, type DeviceFix } from './position-batches.ts';
+import { upsertLatest } from './position-batches.ts';
+import type { DeviceFix } from '../domain/stored-rows.ts';
 
 /**
  * Stores a fix as the device's latest state. The state only moves forward in fix time: an older fix

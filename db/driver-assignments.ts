@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DriverChange, DriverState, VehicleDriverState } from '../engine/drivers/driver-assignment.ts';
+import type { DriverChange, DriverState, VehicleDriverState } from '../domain/drivers/driver-assignment.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
 import { DomainError } from './domain-error.ts';

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { RATING_WINDOW_DAYS, type DrivingTotals } from '../engine/drivers/driver-rating.ts';
-import { normalizeDriverIdentifier } from '../engine/drivers/driver-assignment.ts';
+import { RATING_WINDOW_DAYS, type DrivingTotals } from '../domain/drivers/driver-rating.ts';
+import { normalizeDriverIdentifier } from '../domain/drivers/driver-assignment.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
 import { DomainError, isUniqueViolation } from './domain-error.ts';

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import type { DeviceMode, PendingCrossingRow } from './schema.ts';
+import type { DeviceMode } from './schema.ts';
+import type { PendingCrossing } from '../domain/geofences/pending-crossing.ts';
 
 export interface LockedEngineState {
   deviceId: number;
@@ -9,7 +10,7 @@ export interface LockedEngineState {
   mode: DeviceMode;
   cursor: Date | null;
   inside: number[];
-  pending: PendingCrossingRow[];
+  pending: PendingCrossing[];
   status: string | null;
   /** Listed late fixes wait for this device. */
   hasLateFixes: boolean;
@@ -39,7 +40,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
     ON CONFLICT (device_id) DO NOTHING
   `.execute(trx);
   const { rows } = await sql<{
-    device_id: number; account_id: number; mode: DeviceMode; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossingRow[]; status: string | null; has_late: boolean;
+    device_id: number; account_id: number; mode: DeviceMode; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossing[]; status: string | null; has_late: boolean;
     ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
   }>`
     SELECT s.device_id, d.account_id, d.mode, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
@@ -108,7 +109,7 @@ export interface EngineStateUpdate {
   deviceId: number;
   cursor: Date | null;
   inside: number[];
-  pending: PendingCrossingRow[];
+  pending: PendingCrossing[];
   status: string | null;
   ignition: boolean | null;
   overspeed: boolean;

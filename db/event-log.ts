@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { EventType, EventTypePatterns } from '../engine/events/event-catalog.ts';
+import type { EventType, EventTypePatterns } from '../domain/events/event-catalog.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
 import type { DeviceMode } from './schema.ts';

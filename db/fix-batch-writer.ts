@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from './database.ts';
 import { copyFixBatch } from './position-copy.ts';
-import { storeFixBatch, type StoredFix, type StoredReport } from './position-batches.ts';
+import { storeFixBatch } from './position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
 export type BatchWrite = (fixes: StoredFix[], reports: StoredReport[]) => Promise<void>;
 

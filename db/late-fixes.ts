@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
-import type { StoredFix } from './position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 
 /**
  * Wraps a batch's latest-state upsert so that the same statement also lists the batch's late fixes:

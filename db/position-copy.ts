@@ -6,7 +6,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './domain-error.ts';
-import { batchStatements, insertFixesSkippingStored, type StoredFix, type StoredReport } from './position-batches.ts';
+import { batchStatements, insertFixesSkippingStored } from './position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
 const COPY_POSITIONS =
   'COPY positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes) FROM STDIN';

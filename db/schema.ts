@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { PendingCrossing } from '../domain/geofences/pending-crossing.ts';
 
 /** Written as a Date or ISO string, read back as a Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -187,7 +188,7 @@ export interface DeviceEngineStatesTable {
   device_id: number;
   cursor_fix_time: Timestamp | null;
   inside: ColumnType<number[], number[] | undefined, number[]>;
-  pending: ColumnType<PendingCrossingRow[], string | undefined, string>;
+  pending: ColumnType<PendingCrossing[], string | undefined, string>;
   status: 'Moving' | 'Stopped' | 'Off' | 'Inactive' | null;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
   /** Fixes met after the cursor had passed them: evaluated within the late window, or only counted. */
@@ -199,16 +200,6 @@ export interface DeviceEngineStatesTable {
   overspeed: ColumnType<boolean, boolean | undefined, boolean>;
   /** The trip segmenter's state (engine/trips/trip-segmenter.ts); null before the first fix. */
   segment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
-}
-
-/** A crossing waiting out its geofence's dwell time, as the engine stores it. */
-export interface PendingCrossingRow {
-  geofenceId: number;
-  type: 'enter' | 'exit';
-  /** Fix time (ms) of the first fix of the crossing: the event's time once confirmed. */
-  since: number;
-  latitude: number;
-  longitude: number;
 }
 
 export interface GeofenceChangesTable {

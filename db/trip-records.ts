@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { StopRecord, TripRecord } from '../engine/trips/trip-segmenter.ts';
+import type { StopRecord, TripRecord } from '../domain/trips/trip-segmenter.ts';
 import type { Db } from './database.ts';
 
 export interface DeviceTrip extends TripRecord {

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { EventType } from '../engine/events/event-catalog.ts';
-import type { VehicleSignal } from '../engine/vehicle-signals.ts';
+import type { EventType } from '../domain/events/event-catalog.ts';
+import type { VehicleSignal } from '../domain/vehicle-signals.ts';
 import type { Db } from './database.ts';
 import type { EventPosition, NewEvent } from './event-log.ts';
 import type { NewFix } from './engine-states.ts';
 import { reportTime } from './device-reports.ts';
-import type { StoredReport } from './position-batches.ts';
+import type { StoredReport } from '../domain/stored-rows.ts';
 
 /** The alarm name a tracker's SOS (panic) button raises; every other alarm is a `vehicle.alarm`. */
 export const PANIC_ALARM = 'sos';

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { DeviceStatusThresholds } from '../engine/device-status.ts';
+import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { addDevice } from './devices.ts';

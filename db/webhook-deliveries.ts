@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { appendEvents, eventPayload, type EventPayload } from './event-log.ts';
-import type { EventType } from '../engine/events/event-catalog.ts';
+import type { EventType } from '../domain/events/event-catalog.ts';
 
 interface ClaimRow {
   id: string; webhook_id: number; account_id: number; url: string; secret: string; previous_secret: string | null; previous_until: Date | null;

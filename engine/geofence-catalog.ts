@@ -4,8 +4,8 @@ import type { Db } from '../db/database.ts';
 import { listenForNotifications, type NotificationListener } from '../db/notification-listener.ts';
 import { geofenceChangeHorizon, geofenceChangesSince, geofenceDwellTimes, type GeofenceChange } from '../db/geofence-changes.ts';
 import type { DeviceMode } from '../db/schema.ts';
-import type { DwellRules } from './fence-crossings.ts';
-import { GeofenceIndex } from './geofence/geofence-index.ts';
+import type { DwellRules } from '../domain/geofences/fence-crossings.ts';
+import { GeofenceIndex } from '../domain/geofences/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from './geofence/load-geofence-shapes.ts';
 
 const CHANGES_PER_READ = 10_000;

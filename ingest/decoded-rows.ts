@@ -1,4 +1,4 @@
-import type { StoredFix, StoredReport } from '../db/position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 import type { RegisteredDevice } from './device-registry.ts';
 import type { IngestCounters } from './ingest-counters.ts';
 import type { DecodedFrame } from './protocol.ts';

@@ -1,6 +1,6 @@
 import type { NewDeadLetter } from '../db/dead-letters.ts';
 import type { BatchWrite } from '../db/fix-batch-writer.ts';
-import type { StoredFix, StoredReport } from '../db/position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 import { classifyWriteFailure, sqlState } from '../db/write-failure.ts';
 import { StoreFailedError } from './store-failed-error.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';

@@ -1,4 +1,4 @@
-import type { StoredFix, StoredReport } from '../db/position-batches.ts';
+import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 import type { AttributeValue, DecodedPosition, DecodedReport } from './protocol.ts';
 
 // PostgreSQL text and jsonb cannot hold U+0000, and a device can send one inside any text field.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertApiKey } from '../db/api-keys.ts';
 import { teltonikaCodec8, teltonikaLogin } from '../simulators/teltonika-packets.ts';
 import { environment, FLEET, freePort, freshDatabase, root, serve, type Serving } from './support/fleet-process.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // The `fleet` command as a user runs it: real processes, this file's own database. In embedded mode

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgeCommand, cancelQueuedCommand, devicesWithOpenCommands, expireCommands, failCommand, holdCommand, markCommandSent, nextCommandFor, queueCommand, type NewCommand } from '../db/commands.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // The command record's state machine on the real database: idempotency, one command at a time per

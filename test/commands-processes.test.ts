@@ -5,7 +5,7 @@ import type { Device } from '../db/schema.ts';
 import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
 import { commandTracker } from '../simulators/command-tracker.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase } from './support/fleet-process.ts';
 
 /**

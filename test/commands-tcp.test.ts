@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import type { Device } from '../db/schema.ts';
-import { commandSerial } from '../ingest/commands/command-catalog.ts';
+import { commandSerial } from '../domain/commands/command-catalog.ts';
 import { gt06Commands } from '../ingest/protocols/gt06/gt06-commands.ts';
 import { teltonikaCommands } from '../ingest/protocols/teltonika/teltonika-commands.ts';
 import { gt06Dialect, teltonikaDialect } from '../simulators/tracker-dialect.ts';
 import { commandTracker, type CommandTracker } from '../simulators/command-tracker.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { servedApi } from './support/served-api.ts';
 

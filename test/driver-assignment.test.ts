@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { gt06Frame, gt06Login } from '../simulators/gt06-packets.ts';
 import { rawTracker, type RawTracker } from './support/raw-tracker.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../runtime/logger.ts';
-import type { StoredFix } from '../db/position-batches.ts';
-import { evaluateFixes, type FenceState } from '../engine/fence-crossings.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
+import { evaluateFixes, type FenceState } from '../domain/geofences/fence-crossings.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { evaluateDevices, type EvaluationSettings } from '../engine/workers/evaluate-devices.ts';
 import { engineOutput, seedMixedFleet } from './support/mixed-fleet.ts';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { ENGINE_QUEUE, startEngine, type RunningEngine } from '../engine/start-engine.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { ENGINE_TEST_SETTINGS, testQueues } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { evaluateDevices, type EvaluationSettings } from '../engine/workers/evaluate-devices.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { fixtures, square } from './support/fixtures.ts';
+import { fixtures, square } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 /**

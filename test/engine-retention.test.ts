@@ -5,7 +5,7 @@ import { pruneEngineHistory } from '../engine/workers/prune-history.ts';
 import { insertOauthClient } from '../db/oauth-clients.ts';
 import { insertOauthToken } from '../db/oauth-tokens.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 let database: TestDatabase;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLocal } from '../api/time/zoned-time.ts';
 import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../engine/start-engine.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 import { eventually } from './support/eventually.ts';

@@ -6,7 +6,7 @@ import { setDeviceSpeedLimit } from '../db/devices.ts';
 import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../engine/start-engine.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { rawTracker } from './support/raw-tracker.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

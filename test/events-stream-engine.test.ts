@@ -7,7 +7,7 @@ import { EventFeed } from '../api/events/event-feed.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { TEST_CONFIG } from './support/test-app.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrateTo, migrateToLatest } from '../db/migrator.ts';
-import { openEmptyDatabase } from './support/empty-database.ts';
+import { openEmptyDatabase } from '../db/empty-database.ts';
 
 // Migration 0014: geofences get a mode. Those written before it were the account's, seen by live and test
 // keys alike; they become live, as the live keys are the ones that meant them.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFleet } from './support/fleet-command.ts';
 import { recordCrossingsThroughEngine } from './support/engine-crossings.ts';
-import { square } from './support/fixtures.ts';
+import { square } from '../simulators/fleet-records.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 // Test and live keys are separate for geofences as for every other resource: a geofence belongs to an

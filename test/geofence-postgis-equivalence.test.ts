@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haversineMetres, type PolygonGeometry } from '../engine/geofence/fence-shape.ts';
-import { GeofenceIndex } from '../engine/geofence/geofence-index.ts';
+import { haversineMetres, type PolygonGeometry } from '../domain/geofences/fence-shape.ts';
+import { GeofenceIndex } from '../domain/geofences/geofence-index.ts';
 import { loadGeofenceShapes, loadGeofenceShapesById } from '../engine/geofence/load-geofence-shapes.ts';
 import { seededRandom } from '../runtime/seeded-random.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

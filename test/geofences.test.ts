@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { square } from './support/fixtures.ts';
+import { square } from '../simulators/fleet-records.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 let t: TestApp;

@@ -5,7 +5,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { gt06Heartbeat, gt06Login } from '../simulators/gt06-packets.ts';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
 import { runFleet } from './support/fleet-command.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { rawTracker, type RawTracker } from './support/raw-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

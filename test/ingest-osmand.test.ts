@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 

@@ -5,7 +5,7 @@ import { openDatabase } from '../db/database.ts';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { simulatedImei } from '../simulators/simulated-devices.ts';
 import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type Serving } from './support/fleet-process.ts';
 
 const TRACKERS = 12;

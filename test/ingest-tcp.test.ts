@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { rawTracker } from './support/raw-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

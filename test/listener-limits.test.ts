@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import { teltonikaLogin } from '../simulators/teltonika-packets.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase } from './support/fleet-process.ts';
 import { startTestIngest } from './support/ingest-server.ts';
 import { rawTracker } from './support/raw-tracker.ts';

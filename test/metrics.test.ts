@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import { teltonikaCodec8 } from '../simulators/teltonika-packets.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { parsePrometheusText, sampleValue, type Sample } from './support/prometheus-text.ts';
 import { rawTracker } from './support/raw-tracker.ts';

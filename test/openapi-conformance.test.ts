@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../api/app.ts';
 import { hashApiKey, issueApiKey } from '../api/auth/api-key-token.ts';
-import type { Permission } from '../api/auth/permissions.ts';
+import type { Permission } from '../domain/access/permissions.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import type { Database } from '../db/schema.ts';
 import { silentLogger } from '../runtime/logger.ts';

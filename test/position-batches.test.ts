@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { insertDeadLetters, listDeadLetters } from '../db/dead-letters.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // On PostgreSQL this is the COPY writer, on the embedded database the multi-row INSERT one: same rules.

@@ -5,13 +5,13 @@ import { migrateTo } from '../db/migrator.ts';
 import type { Db } from '../db/database.ts';
 import { positionsAfter } from '../db/position-history.ts';
 import { positionPartitions } from '../db/position-partitions.ts';
-import type { StoredFix } from '../db/position-batches.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { startEngine } from '../engine/start-engine.ts';
 import { maintainPositionPartitions } from '../engine/workers/maintain-position-partitions.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { openEmptyDatabase } from './support/empty-database.ts';
+import { openEmptyDatabase } from '../db/empty-database.ts';
 import { ENGINE_TEST_SETTINGS, testQueues } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestApp } from './support/test-app.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 

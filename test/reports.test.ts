@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPORT_ROWS } from '../api/routes/reports.ts';
 import { recordCrossingsThroughEngine } from './support/engine-crossings.ts';
-import { square } from './support/fixtures.ts';
+import { square } from '../simulators/fleet-records.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 let t: TestApp;

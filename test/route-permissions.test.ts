@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NAMED_ONLY_PERMISSIONS, PERMISSIONS } from '../api/auth/permissions.ts';
+import { NAMED_ONLY_PERMISSIONS, PERMISSIONS } from '../domain/access/permissions.ts';
 import { permissionOf } from '../api/auth/require-permission.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 

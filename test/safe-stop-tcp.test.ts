@@ -4,7 +4,7 @@ import type { Device } from '../db/schema.ts';
 import { commandTracker, type CommandTracker } from '../simulators/command-tracker.ts';
 import { gt06Dialect, teltonikaDialect, type TrackerDialect } from '../simulators/tracker-dialect.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { servedApi } from './support/served-api.ts';
 

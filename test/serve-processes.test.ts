@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { freePort, freshDatabase, serve } from './support/fleet-process.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 

@@ -9,7 +9,7 @@ import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
 import { gt06Dialect, teltonikaDialect, type TrackerDialect } from '../simulators/tracker-dialect.ts';
 import type { VirtualTracker } from '../simulators/virtual-tracker.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 

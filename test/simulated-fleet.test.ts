@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
 import { gt06Dialect, teltonikaDialect } from '../simulators/tracker-dialect.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 

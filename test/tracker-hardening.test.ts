@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ingestMetrics } from '../ingest/ingest-metrics.ts';
 import type { ConnectionLimits } from '../ingest/tracker-connection.ts';
 import { teltonikaLogin } from '../simulators/teltonika-packets.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { rawTracker } from './support/raw-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TravelStatus } from '../db/schema.ts';
-import { square } from './support/fixtures.ts';
+import { square } from '../simulators/fleet-records.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 let t: TestApp;

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EARTH_RADIUS_M } from '../engine/geofence/fence-shape.ts';
+import { EARTH_RADIUS_M } from '../domain/geofences/fence-shape.ts';
 import { createApp } from '../api/app.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { TEST_CONFIG } from './support/test-app.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';

@@ -5,13 +5,13 @@ import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.t
 import { encodeIdCursor } from '../api/pagination/id-cursor.ts';
 import { vehicleView } from '../api/views/vehicle-view.ts';
 import { VEHICLE_STATUSES, vehiclePage } from '../db/vehicles.ts';
-import type { DeviceStatusThresholds } from '../engine/device-status.ts';
+import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { teltonikaCodec8, teltonikaLogin } from '../simulators/teltonika-packets.ts';
 import { expectErrorEnvelope } from './support/envelope-assertions.ts';
 import { eventually } from './support/eventually.ts';
 import { runFleet } from './support/fleet-command.ts';
-import { square } from './support/fixtures.ts';
+import { square } from '../simulators/fleet-records.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { rawTracker } from './support/raw-tracker.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';

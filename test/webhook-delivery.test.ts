@@ -14,7 +14,7 @@ import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { pruneEngineHistory } from '../engine/workers/prune-history.ts';
 import { testQueues } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Webhook delivery end to end: events appended to the log, fan-out, the queue (BullMQ with REDIS_URL),

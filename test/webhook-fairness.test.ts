@@ -11,7 +11,7 @@ import { startWebhookDelivery, type RunningWebhookDelivery, type WebhookDelivery
 import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { testQueues } from './support/engine-harness.ts';
-import { fixtures } from './support/fixtures.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Fair delivery across accounts, end to end: account A points several webhooks at a receiver that

@@ -1,7 +1,7 @@
 import type { MintingCredential } from '../../db/minted-credentials.ts';
 import { ApiError } from '../api-error.ts';
 import type { Principal } from '../app-env.ts';
-import { beyond, normalisePermissions, PermissionListError } from './permissions.ts';
+import { beyond, normalisePermissions, PermissionListError } from '../../domain/access/permissions.ts';
 
 /**
  * What a credential may hand on when it mints another (an API key, an OAuth client): no permission

@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
-import { grants, type Permission } from './permissions.ts';
+import { grants, type Permission } from '../../domain/access/permissions.ts';
 
 /** The permission a route's middleware demands, where the OpenAPI document reads it back (see permissionOf). */
 const REQUIRED = Symbol('required permission');

@@ -3,7 +3,7 @@ import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
 import type { EventFilter } from '../../db/event-log.ts';
-import { EventTypePatternError, parseEventTypePatterns } from '../../engine/events/event-catalog.ts';
+import { EventTypePatternError, parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';
 import { commaList } from '../query/comma-list.ts';
 import { parseIsoLocal } from '../time/zoned-time.ts';

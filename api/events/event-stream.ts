@@ -3,7 +3,7 @@ import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
 import { eventPage, eventPayload, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
-import { matchesEventType } from '../../engine/events/event-catalog.ts';
+import { matchesEventType } from '../../domain/events/event-catalog.ts';
 import type { EventFeed } from './event-feed.ts';
 
 export interface EventStreamSettings {

@@ -2,7 +2,7 @@ import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDeviceStates } from '../../db/devices.ts';
 import { visibleVehicleList, type VehicleListRow } from '../../db/vehicles.ts';
-import type { DeviceStatusThresholds } from '../../engine/device-status.ts';
+import type { DeviceStatusThresholds } from '../../domain/device-status.ts';
 import { deviceStatusView } from '../views/device-status-view.ts';
 import { FreshCache } from './fresh-cache.ts';
 

@@ -1,5 +1,5 @@
 import type { VehicleListRow, VehicleStatus } from '../../db/vehicles.ts';
-import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../engine/device-status.ts';
+import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../domain/device-status.ts';
 import { positionKey, type VehicleList } from './latest-state-reads.ts';
 
 export interface VehicleListQuery {

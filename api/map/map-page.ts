@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../engine/events/event-catalog.ts';
+import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
 
 /**
  * The live map's HTML. It holds no data and no inline script or style (the Content-Security-Policy

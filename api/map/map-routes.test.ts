@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../engine/events/event-catalog.ts';
+import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
 import { MAP_CONTENT_SECURITY_POLICY, mapRoutes } from './map-routes.ts';
 
 const app = mapRoutes();

@@ -6,7 +6,7 @@ import { findOauthToken, insertOauthToken, revokeOauthToken } from '../../db/oau
 import type { Logger } from '../../runtime/logger.ts';
 import { hashApiKey } from '../auth/api-key-token.ts';
 import { issueAccessToken } from '../auth/oauth-credentials.ts';
-import { ALL_PERMISSIONS, covers, normalisePermissions, PermissionListError, PERMISSIONS } from '../auth/permissions.ts';
+import { ALL_PERMISSIONS, covers, normalisePermissions, PermissionListError, PERMISSIONS } from '../../domain/access/permissions.ts';
 import type { Blocked } from '../auth/failed-authentication-limit.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
 import { authenticateClient, type OAuthForm } from './client-authentication.ts';

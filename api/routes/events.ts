@@ -3,7 +3,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { streamSSE } from 'hono/streaming';
 import { eventPage, eventPayload } from '../../db/event-log.ts';
 import { insertStreamToken } from '../../db/stream-tokens.ts';
-import { EVENT_TYPES } from '../../engine/events/event-catalog.ts';
+import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';

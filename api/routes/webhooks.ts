@@ -3,7 +3,7 @@ import {
   deleteWebhook, deliveryAttempts, deliveryPage, findDelivery, findWebhook, insertTestDelivery, insertWebhook, retryDelivery,
   rotateWebhookSecret, updateWebhook, webhookPage,
 } from '../../db/webhooks.ts';
-import { EventTypePatternError, parseEventTypePatterns } from '../../engine/events/event-catalog.ts';
+import { EventTypePatternError, parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
 import { newWebhookSecret } from '../../engine/webhooks/webhook-secret.ts';
 import { checkWebhookUrl, WebhookUrlError } from '../../engine/webhooks/webhook-url.ts';
 import { recordAudit } from '../../db/audit-log.ts';
@@ -11,7 +11,7 @@ import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
 import { auditActor } from '../audit-actor.ts';
 import type { AppEnv } from '../app-env.ts';
-import { grants } from '../auth/permissions.ts';
+import { grants } from '../../domain/access/permissions.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { decodeIdCursor, idPage } from '../pagination/id-cursor.ts';

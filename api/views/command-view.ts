@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { VisibleCommandRow } from '../../db/visible-commands.ts';
-import { COMMAND_TYPES } from '../../ingest/commands/command-catalog.ts';
-import { redactedCommand } from '../../ingest/commands/command-redaction.ts';
+import { COMMAND_TYPES } from '../../domain/commands/command-catalog.ts';
+import { redactedCommand } from '../../domain/commands/command-redaction.ts';
 
 export const COMMAND_STATUSES = ['queued', 'sent', 'acknowledged', 'failed', 'expired', 'cancelled'] as const;
 

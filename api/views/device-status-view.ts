@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { DeviceWithState } from '../../db/devices.ts';
-import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../engine/device-status.ts';
+import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../domain/device-status.ts';
 
 export const DeviceStatusSchema = z
   .object({

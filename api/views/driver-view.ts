@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { AssignmentRecord, DriverRecord } from '../../db/drivers.ts';
-import { driverRating, RATING_WINDOW_DAYS, type DrivingTotals } from '../../engine/drivers/driver-rating.ts';
+import { driverRating, RATING_WINDOW_DAYS, type DrivingTotals } from '../../domain/drivers/driver-rating.ts';
 import { isoInZone } from '../time/zoned-time.ts';
 
 const zonedTime = (description: string) =>

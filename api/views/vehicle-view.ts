@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { VehicleDetailRow, VehicleRow, VehicleStatus } from '../../db/vehicles.ts';
 import { VEHICLE_STATUSES } from '../../db/vehicles.ts';
-import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../engine/device-status.ts';
+import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../domain/device-status.ts';
 
 const imei = z.string().openapi({ description: 'The IMEI: the same identifier as `deviceId` of the device status endpoints', example: '356307042441013' });
 

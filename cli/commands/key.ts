@@ -1,5 +1,5 @@
 import { issueApiKey } from '../../api/auth/api-key-token.ts';
-import { ALL_PERMISSIONS, parsePermissions } from '../../api/auth/permissions.ts';
+import { ALL_PERMISSIONS, parsePermissions } from '../../domain/access/permissions.ts';
 import { insertApiKey, revokeApiKey } from '../../db/api-keys.ts';
 import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { DomainError } from '../../db/domain-error.ts';

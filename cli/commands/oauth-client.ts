@@ -1,5 +1,5 @@
 import { issueClientCredentials } from '../../api/auth/oauth-credentials.ts';
-import { ALL_PERMISSIONS, normalisePermissions } from '../../api/auth/permissions.ts';
+import { ALL_PERMISSIONS, normalisePermissions } from '../../domain/access/permissions.ts';
 import { inTransaction } from '../../db/database.ts';
 import { DomainError } from '../../db/domain-error.ts';
 import { cascadeAuditEntries } from '../../db/minted-credentials.ts';

@@ -5,7 +5,7 @@ import {
 import type { NewFix } from '../../db/engine-states.ts';
 import type { NewEvent } from '../../db/event-log.ts';
 import { fixPosition } from '../../db/vehicle-events.ts';
-import { DriverLedger, normalizeDriverIdentifier, type DriverChange } from './driver-assignment.ts';
+import { DriverLedger, normalizeDriverIdentifier, type DriverChange } from '../../domain/drivers/driver-assignment.ts';
 
 export interface DriverStep {
   /** Per vehicle, the driver in effect at each of its new fixes (null: none). */

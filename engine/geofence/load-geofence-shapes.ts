@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.ts';
 import { geofenceShapeRows, geofenceShapeRowsById } from '../../db/geofence-shapes.ts';
 import type { DeviceMode } from '../../db/schema.ts';
-import { fenceShapeFromRow, type FenceShape } from './fence-shape.ts';
-import { GeofenceIndex } from './geofence-index.ts';
+import { fenceShapeFromRow, type FenceShape } from '../../domain/geofences/fence-shape.ts';
+import { GeofenceIndex } from '../../domain/geofences/geofence-index.ts';
 
 /**
  * Reads the geofences of one mode, of one account (or of every account), and builds one membership index

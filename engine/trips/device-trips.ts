@@ -1,7 +1,7 @@
 import type { NewFix } from '../../db/engine-states.ts';
 import type { DeviceStop, DeviceTrip } from '../../db/trip-records.ts';
-import type { GeofenceIndex } from '../geofence/geofence-index.ts';
-import { EMPTY_SEGMENT_STATE, segmentTrips, type SegmentState, type TripRules } from './trip-segmenter.ts';
+import type { GeofenceIndex } from '../../domain/geofences/geofence-index.ts';
+import { EMPTY_SEGMENT_STATE, segmentTrips, type SegmentState, type TripRules } from '../../domain/trips/trip-segmenter.ts';
 
 /** The trip settings of the engine (README, "Trips and stops"); the speed limit is each vehicle's own. */
 export type TripSettings = Omit<TripRules, 'speedLimitKmh'>;

@@ -5,7 +5,7 @@ import { insertCrossingEvents, recordExcursionVisits, storedCrossingsAround, typ
 import { countLateFixes, positionsAround, takeLateFixes } from '../../db/late-fixes.ts';
 import { lateFixAlarmEvents } from '../../db/vehicle-events.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
-import { lateExcursions } from '../late-crossings.ts';
+import { lateExcursions } from '../../domain/geofences/late-crossings.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 
 export interface LateDevice {

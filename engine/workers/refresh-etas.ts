@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { appendEvents } from '../../db/event-log.ts';
 import { isLate, travelDelayedEvent } from '../../db/travel-events.ts';
 import { etaInputs, markDelayed, saveEstimates } from '../../db/travel-progress.ts';
-import { estimateArrivals, type EtaSettings } from '../travel-eta.ts';
+import { estimateArrivals, type EtaSettings } from '../../domain/travels/travel-eta.ts';
 
 export interface EtaRefreshSettings extends EtaSettings {
   movingSpeedKmh: number;

@@ -11,11 +11,11 @@ import type { Db } from '../../db/database.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { CommandAnswer } from '../protocol.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
-import { answerRefuses } from './answer-outcome.ts';
+import { answerRefuses } from '../../domain/commands/answer-outcome.ts';
 import type { CommandBus } from './command-bus.ts';
-import { CommandNotEncodable, commandSerial, type CommandRequest } from './command-catalog.ts';
+import { CommandNotEncodable, commandSerial, type CommandRequest } from '../../domain/commands/command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
-import { newestFix, safeStopHold, type SpeedEvidence } from './safe-stop-rule.ts';
+import { newestFix, safeStopHold, type SpeedEvidence } from '../../domain/commands/safe-stop-rule.ts';
 
 /** A tracker connection identified as a device, as the command delivery uses it. */
 export interface CommandLink {

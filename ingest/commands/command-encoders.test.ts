@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TRACKER_PROTOCOLS } from '../protocol-catalog.ts';
-import { COMMAND_TYPES } from './command-catalog.ts';
+import { COMMAND_TYPES } from '../../domain/commands/command-catalog.ts';
 import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
 
 describe('command encoders', () => {

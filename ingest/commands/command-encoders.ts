@@ -4,7 +4,7 @@ import { h02Commands } from '../protocols/h02/h02-commands.ts';
 import { meitrackCommands } from '../protocols/meitrack/meitrack-commands.ts';
 import { teltonikaCommands } from '../protocols/teltonika/teltonika-commands.ts';
 import { tk103Commands } from '../protocols/tk103/tk103-commands.ts';
-import type { CommandEncoder, CommandType } from './command-catalog.ts';
+import type { CommandEncoder, CommandType } from '../../domain/commands/command-catalog.ts';
 
 /** The command encoder of every TCP tracker protocol, by protocol name (OsmAnd phones take no commands). */
 export const COMMAND_ENCODERS: ReadonlyMap<string, CommandEncoder> = new Map(

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrator.ts';
 import { freePort, root } from '../support/fleet-process.ts';
-import { databaseUrlFor } from '../support/postgres-admin.ts';
+import { databaseUrlFor } from '../../db/postgres-admin.ts';
 import { FAULTS } from './fault-catalog.ts';
 import { failedRow, faultRow, faultTable, type FaultRow } from './fault-table.ts';
 import { runFleet, type RunResult, type RunSettings, type SuiteServers } from './fleet-run.ts';

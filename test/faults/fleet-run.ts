@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { freePort } from '../support/fleet-process.ts';
-import { databaseUrlFor } from '../support/postgres-admin.ts';
+import { databaseUrlFor } from '../../db/postgres-admin.ts';
 import { createTravels, registerWebhook, scheduleParkedTravel, seedFleet, callApi } from './fleet-setup.ts';
 import { FleetRoles, type RoleName } from './fleet-roles.ts';
 import type { RedisServerProcess } from './redis-server-process.ts';

@@ -1,5 +1,5 @@
 import type { GeofenceShape } from '../../db/geofence-shape.ts';
-import { haversineMetres } from '../../engine/geofence/fence-shape.ts';
+import { haversineMetres } from '../../domain/geofences/fence-shape.ts';
 import { seededRandom } from '../../runtime/seeded-random.ts';
 import { Drive, type Point } from '../../simulators/drive.ts';
 import type { SimulatedFix } from '../../simulators/teltonika-packets.ts';

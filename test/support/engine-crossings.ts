@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { silentLogger } from '../../runtime/logger.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
-import { storeFixBatch, type StoredFix } from '../../db/position-batches.ts';
+import { storeFixBatch } from '../../db/position-batches.ts';
+import type { StoredFix } from '../../domain/stored-rows.ts';
 import { GeofenceCatalog } from '../../engine/geofence-catalog.ts';
 import { evaluateDevices } from '../../engine/workers/evaluate-devices.ts';
 

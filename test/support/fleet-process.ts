@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import { TRACKER_PROTOCOLS } from '../../ingest/protocol-catalog.ts';
-import { adminPool, databaseUrlFor } from './postgres-admin.ts';
+import { adminPool, databaseUrlFor } from '../../db/postgres-admin.ts';
 import { deleteRedisKeys } from './redis-keys.ts';
 
 // `fleet serve` and `fleet …` as a user runs them: real processes on a database of their own.

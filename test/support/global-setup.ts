@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrator.ts';
-import { adminPool, databaseUrlFor, templateDatabaseName } from './postgres-admin.ts';
+import { adminPool, databaseUrlFor, templateDatabaseName } from '../../db/postgres-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

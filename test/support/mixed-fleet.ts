@@ -1,7 +1,7 @@
 import { fixBatchWriter } from '../../db/fix-batch-writer.ts';
-import type { StoredFix } from '../../db/position-batches.ts';
+import type { StoredFix } from '../../domain/stored-rows.ts';
 import { seededRandom } from '../../runtime/seeded-random.ts';
-import { fixtures } from './fixtures.ts';
+import { fixtures } from '../../simulators/fleet-records.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 
 const CENTER = { lat: 19.4, lng: -99.1 };

@@ -1,10 +1,10 @@
-import { PERMISSIONS, type Permission } from '../../api/auth/permissions.ts';
+import { PERMISSIONS, type Permission } from '../../domain/access/permissions.ts';
 import { acknowledgeCommand, failCommand, markCommandSent, queueCommand, type NewCommand } from '../../db/commands.ts';
 import { recordAudit } from '../../db/audit-log.ts';
 import { insertOauthClient } from '../../db/oauth-clients.ts';
 import { TravelStatus, type Device } from '../../db/schema.ts';
 import { recordCrossingsThroughEngine } from './engine-crossings.ts';
-import { square } from './fixtures.ts';
+import { square } from '../../simulators/fleet-records.ts';
 import type { TestApp } from './test-app.ts';
 
 /** One tenant whose data makes every nullable field of every answer come out both null and not null. */

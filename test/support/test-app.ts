@@ -7,7 +7,7 @@ import { createMemoryRateLimiter } from '../../api/rate-limit/memory-rate-limite
 import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.ts';
 import { silentLogger } from '../../runtime/logger.ts';
 import { connectRedis } from '../../cli/redis-connection.ts';
-import { fixtures } from './fixtures.ts';
+import { fixtures } from '../../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface TestApp {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
-import { adminPool, databaseUrlFor } from './postgres-admin.ts';
+import { adminPool, databaseUrlFor } from '../../db/postgres-admin.ts';
 
 export interface TestDatabase extends DatabaseHandle {
   /** Configuration a spawned `fleet` process needs to reach the same data. */

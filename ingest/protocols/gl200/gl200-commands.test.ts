@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable, type CommandType } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { gl200 } from './gl200.ts';
 import { gl200Commands } from './gl200-commands.ts';
 

@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 
 /** The GL200's factory password; GV/GMT models ship with their own model name (`gv300`), so pass params.password. */
 const DEFAULT_PASSWORD = 'gl200';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable } from '../../../domain/commands/command-catalog.ts';
 import { buildFrame } from './gt06-message.ts';
 import { gt06 } from './gt06.ts';
 import { gt06Commands } from './gt06-commands.ts';

@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 import { encodeCommand } from './gt06-encoder.ts';
 
 /** The factory password of Concox devices, which their `DYD`/`HFYD` commands carry. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable, type CommandType } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { newSession } from '../../protocol.ts';
 import { h02 } from './h02.ts';
 import { h02Commands } from './h02-commands.ts';

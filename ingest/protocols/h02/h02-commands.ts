@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 
 /** The maker code most H02 firmwares accept from a server; the device checks it before obeying. */
 const MAKER = 'HQ';

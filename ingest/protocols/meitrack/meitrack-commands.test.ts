@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable, type CommandType } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { meitrack } from './meitrack.ts';
 import { meitrackCommands } from './meitrack-commands.ts';
 

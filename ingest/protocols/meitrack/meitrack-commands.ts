@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 import { meitrackCommand } from './meitrack-decoder.ts';
 
 /** MVT/T-series devices have outputs A to E; the relay is wired to output A, a siren usually to B. */

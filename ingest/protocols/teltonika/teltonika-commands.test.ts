@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable } from '../../../domain/commands/command-catalog.ts';
 import { crc16Ibm } from '../../codec/crc16.ts';
 import { newSession } from '../../protocol.ts';
 import { teltonika } from './teltonika.ts';

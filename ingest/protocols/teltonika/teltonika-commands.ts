@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, integerParam, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 import { encodeTeltonikaCommand } from './teltonika-encoder.ts';
 
 /** FMB devices have up to four digital outputs; the relay is wired to DOUT1, a siren usually to DOUT2. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommandNotEncodable, type CommandType } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { newSession } from '../../protocol.ts';
 import { tk103 } from './tk103.ts';
 import { tk103Commands } from './tk103-commands.ts';

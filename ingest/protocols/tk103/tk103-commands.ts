@@ -1,4 +1,4 @@
-import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../commands/command-catalog.ts';
+import { CommandNotEncodable, customText, type CommandEncoder, type CommandRequest } from '../../../domain/commands/command-catalog.ts';
 
 const ascii = new TextEncoder();
 

@@ -1,4 +1,4 @@
-import { haversineMetres } from '../geofence/fence-shape.ts';
+import { haversineMetres } from '../geofences/fence-shape.ts';
 
 /** The rules that cut a vehicle's timeline into trips and stops (README, "Trips and stops"). */
 export interface TripRules {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Crossing } from './fence-crossings.ts';
+import type { Crossing } from '../geofences/fence-crossings.ts';
 import { estimateArrivals } from './travel-eta.ts';
 import { arrivalsFromCrossings, type WaypointProgress } from './travel-progress.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EARTH_RADIUS_M } from '../geofence/fence-shape.ts';
+import { EARTH_RADIUS_M } from '../geofences/fence-shape.ts';
 import { EMPTY_SEGMENT_STATE, segmentTrips, type SegmentFix, type SegmentOutput, type SegmentState, type StopRecord, type TripRecord, type TripRules } from './trip-segmenter.ts';
 
 const RULES: TripRules = { movingSpeedKmh: 5, useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600, speedLimitKmh: null };

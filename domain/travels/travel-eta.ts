@@ -1,4 +1,4 @@
-import { haversineMetres } from './geofence/fence-shape.ts';
+import { haversineMetres } from '../geofences/fence-shape.ts';
 
 export interface EtaSettings {
   /** Roads are longer than the great circle: distances are multiplied by this (default 1.3). */

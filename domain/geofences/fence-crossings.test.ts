@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFixes, type DwellRules, type EvaluatedFix, type FenceState } from './fence-crossings.ts';
-import { GeofenceIndex } from './geofence/geofence-index.ts';
+import { GeofenceIndex } from './geofence-index.ts';
 
 const box = (x0: number, y0: number, x1: number, y1: number) => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
 // Geofence 1 spans lng 0..1, geofence 2 lng 2..3 (both lat 0..1); 3 overlaps 2 (lng 2.5..4).

@@ -1,5 +1,5 @@
 import type { Crossing, DwellRules, EvaluatedFix } from './fence-crossings.ts';
-import type { GeofenceIndex } from './geofence/geofence-index.ts';
+import type { GeofenceIndex } from './geofence-index.ts';
 
 /** A fix of the window, in fix-time order: evaluated in order earlier, or one that arrived late. */
 export interface WindowFix extends EvaluatedFix {

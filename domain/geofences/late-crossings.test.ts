@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFixes, type EvaluatedFix } from './fence-crossings.ts';
-import { GeofenceIndex } from './geofence/geofence-index.ts';
+import { GeofenceIndex } from './geofence-index.ts';
 import { lateExcursions, type StoredCrossing, type WindowFix } from './late-crossings.ts';
 
 const box = (x0: number, y0: number, x1: number, y1: number) => [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];

@@ -1,6 +1,6 @@
-import type { PendingCrossingRow } from '../db/schema.ts';
-import type { GeofenceIndex } from './geofence/geofence-index.ts';
-import { evaluateMembership } from './geofence/geofence-membership.ts';
+import type { PendingCrossing } from './pending-crossing.ts';
+import type { GeofenceIndex } from './geofence-index.ts';
+import { evaluateMembership } from './geofence-membership.ts';
 
 /** What the engine remembers of a device between evaluations. */
 export interface FenceState {
@@ -9,7 +9,7 @@ export interface FenceState {
   /** Geofences the device is inside, confirmed (debounce passed), ascending ids. */
   inside: Int32Array;
   /** Crossings waiting out their dwell time. */
-  pending: PendingCrossingRow[];
+  pending: PendingCrossing[];
 }
 
 export interface EvaluatedFix {
@@ -59,7 +59,7 @@ export function evaluateFixes(
       continue;
     }
     const confirmed = new Set(inside);
-    const stillPending: PendingCrossingRow[] = [];
+    const stillPending: PendingCrossing[] = [];
     const consider = (geofenceId: number, type: 'enter' | 'exit') => {
       const rule = dwell.get(geofenceId) ?? NO_DWELL;
       const dwellMs = type === 'enter' ? rule.enterMs : rule.exitMs;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
+import { openDatabase, type DatabaseHandle } from './database.ts';
 import { adminPool, databaseUrlFor } from './postgres-admin.ts';
 
 export interface EmptyDatabase extends DatabaseHandle {

@@ -1,4 +1,4 @@
-import type { Crossing } from './fence-crossings.ts';
+import type { Crossing } from '../geofences/fence-crossings.ts';
 
 export interface WaypointProgress {
   seq: number;

@@ -1,18 +1,21 @@
-import { issueApiKey } from '../../api/auth/api-key-token.ts';
-import { createAccount } from '../../db/accounts.ts';
-import { insertApiKey } from '../../db/api-keys.ts';
-import type { Db } from '../../db/database.ts';
-import { recordDeviceFix } from '../../db/device-states.ts';
-import type { DeviceFix } from '../../db/position-batches.ts';
-import { addDevice } from '../../db/devices.ts';
-import { insertGeofence, type GeofenceShape } from '../../db/geofences.ts';
-import type { DeviceMode } from '../../db/schema.ts';
-import { createUser } from '../../db/users.ts';
+import { issueApiKey } from '../api/auth/api-key-token.ts';
+import { createAccount } from '../db/accounts.ts';
+import { insertApiKey } from '../db/api-keys.ts';
+import type { Db } from '../db/database.ts';
+import { recordDeviceFix } from '../db/device-states.ts';
+import type { DeviceFix } from '../domain/stored-rows.ts';
+import { addDevice } from '../db/devices.ts';
+import { insertGeofence, type GeofenceShape } from '../db/geofences.ts';
+import type { DeviceMode } from '../db/schema.ts';
+import { createUser } from '../db/users.ts';
 
 let sequence = 0;
 const unique = () => `${process.pid}${String(++sequence).padStart(5, '0')}`;
 
-/** Builds accounts, users, keys, devices and geofences through the same functions the CLI uses. */
+/**
+ * The records a simulated fleet stands on (accounts, users, keys, vehicles, fixes, geofences), made
+ * through the same functions the CLI uses: for tests and benchmarks alike.
+ */
 export function fixtures(db: Db) {
   return {
     async account(name = `Account ${unique()}`) {
