@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from './event-catalog.ts';
 
-// The README is where integrators read the catalog: a kind added here without its entry there fails.
-describe('the README event catalog', () => {
-  const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+// docs/events.md is where integrators read the catalog: a kind added here without its entry there fails.
+describe('the event catalog in docs/events.md', () => {
+  const readme = readFileSync(resolve(import.meta.dirname, '../../docs/events.md'), 'utf8');
   it.each(EVENT_TYPES)('documents %s with a payload example', (type) => {
     const at = readme.indexOf(`#### \`${type}\``);
     expect(at).toBeGreaterThan(-1);
