@@ -1,3 +1,4 @@
+import type { CommandEncoder, CommandType } from '../domain/commands/command-catalog.ts';
 import type { Protocol } from './protocol.ts';
 import { gl200 } from './protocols/gl200/gl200.ts';
 import { gt06 } from './protocols/gt06/gt06.ts';
@@ -6,7 +7,10 @@ import { meitrack } from './protocols/meitrack/meitrack.ts';
 import { teltonika } from './protocols/teltonika/teltonika.ts';
 import { tk103 } from './protocols/tk103/tk103.ts';
 
-/** Every tracker protocol served over TCP, with the variable that moves (or, with 0, disables) its port. */
+/**
+ * Every tracker protocol served over TCP, with the variable that moves (or, with 0, disables) its port.
+ * A protocol carries its framer, decoder and command encoder, so adding one is its folder and a line here.
+ */
 export const TRACKER_PROTOCOLS: ReadonlyArray<{ protocol: Protocol; portVariable: string }> = [
   { protocol: teltonika, portVariable: 'TELTONIKA_PORT' },
   { protocol: gt06, portVariable: 'GT06_PORT' },
@@ -15,3 +19,19 @@ export const TRACKER_PROTOCOLS: ReadonlyArray<{ protocol: Protocol; portVariable
   { protocol: meitrack, portVariable: 'MEITRACK_PORT' },
   { protocol: tk103, portVariable: 'TK103_PORT' },
 ];
+
+const BY_NAME: ReadonlyMap<string, Protocol> = new Map(TRACKER_PROTOCOLS.map(({ protocol }) => [protocol.name, protocol]));
+
+/** The command encoder of a device's protocol; undefined for one that takes no commands (OsmAnd phones) or no protocol of that name. */
+export function commandEncoder(protocol: string): CommandEncoder | undefined {
+  return BY_NAME.get(protocol)?.commands;
+}
+
+/** Why a device on `protocol` cannot take a command type, or undefined when it can. */
+export function unsupportedReason(protocol: string | null, type: CommandType): string | undefined {
+  if (protocol === null) return 'the vehicle has no protocol yet: it has not connected, and none was given when it was registered';
+  const encoder = commandEncoder(protocol);
+  if (!encoder) return `the ${protocol} protocol takes no commands`;
+  if (!encoder.types.includes(type)) return `the ${protocol} protocol cannot express ${type} (it can: ${encoder.types.join(', ')})`;
+  return undefined;
+}

@@ -1,7 +1,10 @@
+import type { CommandEncoder } from '../domain/commands/command-catalog.ts';
+
 /**
  * The contract every tracker protocol implements: a framer that cuts a byte stream into whole
- * frames, and a pure decoder from one frame to identification, positions and the exact reply bytes.
- * Neither knows about sockets, databases or queues, so both are tested and benchmarked on bytes alone.
+ * frames, a pure decoder from one frame to identification, positions and the exact reply bytes, and
+ * the encoder of the commands its devices take. None knows about sockets, databases or queues, so
+ * each is tested and benchmarked on bytes alone.
  */
 
 /**
@@ -96,6 +99,11 @@ export interface Protocol {
   nextFrame(buffer: Uint8Array): FrameResult;
   /** Throws `MalformedFrameError` for a frame it cannot read; never anything else. */
   decode(frame: Uint8Array, session: DecoderSession): DecodedFrame;
+  /**
+   * Turns a command into the bytes this protocol's devices expect (`<name>-commands.ts`); undefined for
+   * a protocol whose devices take no commands. Required, so a new protocol says which it is.
+   */
+  commands: CommandEncoder | undefined;
 }
 
 export function newSession(): DecoderSession {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import type { Device } from '../db/schema.ts';
 import { commandSerial } from '../domain/commands/command-catalog.ts';
-import { gt06Commands } from '../ingest/protocols/gt06/gt06-commands.ts';
-import { teltonikaCommands } from '../ingest/protocols/teltonika/teltonika-commands.ts';
+import { commandEncoder } from '../ingest/protocol-catalog.ts';
 import { gt06Dialect, teltonikaDialect } from '../simulators/tracker-dialect.ts';
 import { commandTracker, type CommandTracker } from '../simulators/command-tracker.ts';
 import { eventually } from './support/eventually.ts';
@@ -79,7 +78,7 @@ describe('a command to a connected tracker', () => {
     expect(received?.text).toBe('setdigout 1');
     console.log(`teltonika engine_stop: POST answered → frame at the tracker in ${received!.at - posted} ms`);
     // The bytes on the wire are the encoder's, exactly.
-    expect(received!.raw).toEqual(Buffer.from(teltonikaCommands.encode({ type: 'engine_stop', params: {} }, { deviceId: devices.stop!.imei, serial: commandSerial(queued.id) })));
+    expect(received!.raw).toEqual(Buffer.from(commandEncoder('teltonika')!.encode({ type: 'engine_stop', params: {} }, { deviceId: devices.stop!.imei, serial: commandSerial(queued.id) })));
     expect(await command(queued.id)).toMatchObject({ status: 'sent', attempts: 1, sentAt: expect.any(String) });
 
     t.answer(received!);
@@ -95,7 +94,7 @@ describe('a command to a connected tracker', () => {
     const queued = await send({ deviceId: devices.gt06!.imei, type: 'engine_stop' });
     const received = await t.nextCommand();
     expect(received).toMatchObject({ text: 'Relay,1#', serverFlag: Number(queued.id) });
-    expect(received!.raw).toEqual(Buffer.from(gt06Commands.encode({ type: 'engine_stop', params: {} }, { deviceId: devices.gt06!.imei, serial: commandSerial(queued.id) })));
+    expect(received!.raw).toEqual(Buffer.from(commandEncoder('gt06')!.encode({ type: 'engine_stop', params: {} }, { deviceId: devices.gt06!.imei, serial: commandSerial(queued.id) })));
     // An answer echoing another command's flag is not this command's.
     t.answer({ ...received!, serverFlag: received!.serverFlag! + 1000 }, 'Cut off the fuel supply: Success!');
     await new Promise((r) => setTimeout(r, 300));

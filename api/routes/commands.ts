@@ -4,7 +4,7 @@ import { cancelQueuedCommand, queueCommand, type CommandRow } from '../../db/com
 import type { CommandStatus } from '../../db/schema.ts';
 import { commandPage, commandTarget, visibleCommand, type CommandTarget } from '../../db/visible-commands.ts';
 import { COMMAND_TYPES, CommandNotEncodable, type CommandRequest } from '../../domain/commands/command-catalog.ts';
-import { COMMAND_ENCODERS, unsupportedReason } from '../../ingest/commands/command-encoders.ts';
+import { commandEncoder, unsupportedReason } from '../../ingest/protocol-catalog.ts';
 import { redactedCommand } from '../../domain/commands/command-redaction.ts';
 import { safeStopHold } from '../../domain/commands/safe-stop-rule.ts';
 import { grants } from '../../domain/access/permissions.ts';
@@ -184,7 +184,7 @@ function checkEncodable(protocol: string | null, imei: string, request: CommandR
   const unsupported = unsupportedReason(protocol, request.type);
   if (unsupported) throw new ApiError(400, `Device ${imei} cannot take this command: ${unsupported}`);
   try {
-    COMMAND_ENCODERS.get(protocol!)!.encode(request, { deviceId: imei, serial: 0 });
+    commandEncoder(protocol!)!.encode(request, { deviceId: imei, serial: 0 });
   } catch (error) {
     if (error instanceof CommandNotEncodable) throw new ApiError(400, error.message);
     throw error;

@@ -14,7 +14,7 @@ import { ThrottledNotice } from '../throttled-notice.ts';
 import { answerRefuses } from '../../domain/commands/answer-outcome.ts';
 import type { CommandBus } from './command-bus.ts';
 import { CommandNotEncodable, commandSerial, type CommandRequest } from '../../domain/commands/command-catalog.ts';
-import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
+import { commandEncoder, unsupportedReason } from '../protocol-catalog.ts';
 import { newestFix, safeStopHold, type SpeedEvidence } from '../../domain/commands/safe-stop-rule.ts';
 
 /** A tracker connection identified as a device, as the command delivery uses it. */
@@ -184,7 +184,7 @@ export class CommandDelivery {
         await this.fail(next, `the tracker connected over ${link.protocol}: ${unsupported}`);
         continue;
       }
-      const encoder = COMMAND_ENCODERS.get(link.protocol)!;
+      const encoder = commandEncoder(link.protocol)!;
       const request: CommandRequest = { type: next.type, params: next.params, ...(next.text === null ? {} : { text: next.text }) };
       const serial = commandSerial(next.id);
       let bytes: Uint8Array;

@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { gl200Commands } from './gl200-commands.ts';
 import { decodeGl200 } from './gl200-decoder.ts';
 import { nextGl200Frame } from './gl200-framer.ts';
 
@@ -10,4 +11,5 @@ export const gl200: Protocol = {
   maxFrameBytes: 4096,
   nextFrame: nextGl200Frame,
   decode: decodeGl200,
+  commands: gl200Commands,
 };

@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { gt06Commands } from './gt06-commands.ts';
 import { decodeGt06 } from './gt06-decoder.ts';
 import { nextGt06Frame } from './gt06-framer.ts';
 
@@ -10,4 +11,5 @@ export const gt06: Protocol = {
   maxFrameBytes: 2048,
   nextFrame: nextGt06Frame,
   decode: decodeGt06,
+  commands: gt06Commands,
 };

@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { h02Commands } from './h02-commands.ts';
 import { decodeH02 } from './h02-decoder.ts';
 import { nextH02Frame } from './h02-framer.ts';
 
@@ -10,4 +11,5 @@ export const h02: Protocol = {
   maxFrameBytes: 2048,
   nextFrame: nextH02Frame,
   decode: (frame, session) => decodeH02(frame, session),
+  commands: h02Commands,
 };

@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { meitrackCommands } from './meitrack-commands.ts';
 import { decodeMeitrack } from './meitrack-decoder.ts';
 import { nextMeitrackFrame } from './meitrack-framer.ts';
 
@@ -10,4 +11,5 @@ export const meitrack: Protocol = {
   maxFrameBytes: 10_010,
   nextFrame: nextMeitrackFrame,
   decode: decodeMeitrack,
+  commands: meitrackCommands,
 };

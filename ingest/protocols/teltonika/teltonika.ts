@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { teltonikaCommands } from './teltonika-commands.ts';
 import { decodeTeltonika, LOGIN_REJECTED } from './teltonika-decoder.ts';
 import { nextTeltonikaFrame } from './teltonika-framer.ts';
 
@@ -10,4 +11,5 @@ export const teltonika: Protocol = {
   rejectLogin: LOGIN_REJECTED,
   nextFrame: nextTeltonikaFrame,
   decode: decodeTeltonika,
+  commands: teltonikaCommands,
 };

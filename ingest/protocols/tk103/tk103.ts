@@ -1,4 +1,5 @@
 import type { Protocol } from '../../protocol.ts';
+import { tk103Commands } from './tk103-commands.ts';
 import { decodeTk103 } from './tk103-decoder.ts';
 import { nextTk103Frame } from './tk103-framer.ts';
 
@@ -10,4 +11,5 @@ export const tk103: Protocol = {
   maxFrameBytes: 2048,
   nextFrame: nextTk103Frame,
   decode: decodeTk103,
+  commands: tk103Commands,
 };

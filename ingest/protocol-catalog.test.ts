@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { TRACKER_PROTOCOLS } from '../protocol-catalog.ts';
-import { COMMAND_TYPES } from '../../domain/commands/command-catalog.ts';
-import { COMMAND_ENCODERS, unsupportedReason } from './command-encoders.ts';
+import { commandEncoder, TRACKER_PROTOCOLS, unsupportedReason } from './protocol-catalog.ts';
+import { COMMAND_TYPES } from '../domain/commands/command-catalog.ts';
 
 describe('command encoders', () => {
   it('exist for every TCP tracker protocol, each able to cut and restore the engine and send custom text', () => {
     for (const { protocol } of TRACKER_PROTOCOLS) {
-      const encoder = COMMAND_ENCODERS.get(protocol.name);
+      const encoder = protocol.commands;
       expect(encoder, protocol.name).toBeDefined();
+      expect(commandEncoder(protocol.name), protocol.name).toBe(encoder);
+      expect(encoder!.protocol, protocol.name).toBe(protocol.name);
       for (const type of ['engine_stop', 'engine_resume', 'custom'] as const) expect(encoder!.types, `${protocol.name} ${type}`).toContain(type);
       for (const type of encoder!.types) expect(COMMAND_TYPES).toContain(type);
     }
