@@ -1,13 +1,9 @@
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
-import type { Context, Env } from 'hono';
+import type { Env } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../runtime/logger.ts';
 import type { Db } from '../db/database.ts';
-import { DomainError } from '../db/domain-error.ts';
 import type { DeviceStatusThresholds } from '../domain/device-status.ts';
-import { ApiError } from './api-error.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate, CredentialCache } from './auth/authenticate.ts';
 import { FailedAuthenticationLimit } from './auth/failed-authentication-limit.ts';
@@ -19,6 +15,7 @@ import { oauthClientRoutes } from './routes/oauth-clients.ts';
 import { NAMED_ONLY_PERMISSIONS, PERMISSION_CATALOG, PERMISSIONS } from '../domain/access/permissions.ts';
 import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
+import { errorResponse } from './error-response.ts';
 import { EventFeed } from './events/event-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
 import type { StreamLeases } from './events/open-streams.ts';
@@ -47,8 +44,6 @@ import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
-
-const UNTRANSLATABLE_CHARACTER = '22021';
 
 export interface AppDeps {
   db: Db;
@@ -112,8 +107,6 @@ function validationMessage(result: ValidationResult): string {
   return [...new Set(messages)].join('; ');
 }
 
-const DOMAIN_STATUS: Record<DomainError['code'], ContentfulStatusCode> = { invalid: 400, not_found: 404, conflict: 409 };
-
 /** The whole HTTP surface: health, the API under /api/v1, its OpenAPI document and the /docs page. */
 export function createApp(deps: AppDeps) {
   const { db, log } = deps;
@@ -136,15 +129,7 @@ export function createApp(deps: AppDeps) {
       credentials.clear();
     }
   });
-  app.onError((error, c: Context) => {
-    if (error instanceof ApiError) return c.json(errorEnvelope(error.message), error.status, error.headers);
-    if (error instanceof DomainError) return c.json(errorEnvelope(error.message), DOMAIN_STATUS[error.code]);
-    if (error instanceof HTTPException) return c.json(errorEnvelope(error.message || 'Bad request'), error.status);
-    // PostgreSQL text cannot hold U+0000; whichever parameter carried one, the request is at fault.
-    if ((error as { code?: string }).code === UNTRANSLATABLE_CHARACTER) return c.json(errorEnvelope('Text must not contain NUL characters'), 400);
-    (c.get('log') ?? log).error('unhandled error', { method: c.req.method, path: c.req.path, error: (error as Error).stack ?? String(error) });
-    return c.json(errorEnvelope('Internal server error'), 500);
-  });
+  app.onError(errorResponse(log));
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
   app.route('/', healthRoutes(db, log));

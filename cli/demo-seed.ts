@@ -8,7 +8,7 @@ import { addDevice } from '../db/devices.ts';
 import { insertGeofence } from '../db/geofences.ts';
 import { createTravel } from '../db/travels.ts';
 import { createUser, findUser } from '../db/users.ts';
-import { DomainError } from '../db/domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 
 export const DEMO_EMAIL = 'demo@fleetcore.local';
 export const DEMO_TIMEZONE = 'America/Mexico_City';

@@ -1,4 +1,4 @@
-import { DomainError } from '../db/domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 import { accountCommand, accountUsage } from './commands/account.ts';
 import { deadLetterCommand, deadLetterUsage } from './commands/dead-letter.ts';
 import { demoCommand, demoUsage } from './commands/demo.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db } from './database.ts';
-import { DomainError } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 import type { AccessScope } from './access-scope.ts';
 import { parentColumns, revokeMinted, type CascadedRevocation, type MintingCredential } from './minted-credentials.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';

@@ -1,6 +1,7 @@
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import type { Device, DeviceMode } from './schema.ts';
 
 export interface NewDevice {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { DriverChange, DriverState, VehicleDriverState } from '../domain/drivers/driver-assignment.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
-import { DomainError } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 import { appendEvents, type EventPosition, type NewEvent } from './event-log.ts';
 import type { DriverAssignmentSource } from './schema.ts';
 import { lastPosition } from './travel-events.ts';

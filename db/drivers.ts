@@ -3,7 +3,8 @@ import { RATING_WINDOW_DAYS, type DrivingTotals } from '../domain/drivers/driver
 import { normalizeDriverIdentifier } from '../domain/drivers/driver-assignment.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import type { DriverAssignmentSource } from './schema.ts';
 
 /**

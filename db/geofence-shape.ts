@@ -1,4 +1,4 @@
-import { DomainError } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 
 export type GeofenceShape =
   | { kind: 'polygon'; geometry: { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown } }

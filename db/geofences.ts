@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import { checkGeofenceShape, type GeofenceShape } from './geofence-shape.ts';
 import { circlePolygon, geometryFromGeoJson, point } from './postgis.ts';
 import { TravelStatus, type DeviceMode, type Geofence } from './schema.ts';

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import type { Db } from './database.ts';
-import { isUniqueViolation } from './domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import { batchStatements, insertFixesSkippingStored } from './position-batches.ts';
 import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { visibleDeviceByName } from './devices.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 import { appendEvents } from './event-log.ts';

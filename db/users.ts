@@ -1,5 +1,6 @@
 import type { Db } from './database.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import type { User } from './schema.ts';
 
 export interface NewUser {

@@ -3,7 +3,8 @@ import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { addDevice } from './devices.ts';
-import { DomainError, isUniqueViolation } from './domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
+import { isUniqueViolation } from './unique-violation.ts';
 import { ACTIVE_STATUSES } from './travels.ts';
 import { TravelStatus } from './schema.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertApiKey, revokeApiKey } from '../db/api-keys.ts';
-import { DomainError } from '../db/domain-error.ts';
+import { DomainError } from '../domain/domain-error.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 

@@ -1,23 +1,17 @@
 import type { MintingCredential } from '../../db/minted-credentials.ts';
-import { ApiError } from '../api-error.ts';
 import type { Principal } from '../app-env.ts';
-import { beyond, normalisePermissions, PermissionListError } from '../../domain/access/permissions.ts';
+import { beyond, normalisePermissions } from '../../domain/access/permissions.ts';
+import { DomainError, inField } from '../../domain/domain-error.ts';
 
 /**
  * What a credential may hand on when it mints another (an API key, an OAuth client): no permission
  * it does not hold itself, and no life longer than its own.
  */
 export function mintedPermissions(principal: Principal, requested: readonly string[] | undefined, what = 'permissions'): string[] {
-  let permissions: string[];
-  try {
-    permissions = requested === undefined ? [...principal.permissions] : normalisePermissions(requested, what.replace(/s$/, ''));
-  } catch (error) {
-    if (error instanceof PermissionListError) throw new ApiError(400, `${what}: ${error.message}`);
-    throw error;
-  }
+  const permissions = requested === undefined ? [...principal.permissions] : inField(what, () => normalisePermissions(requested, what.replace(/s$/, '')));
   const extra = beyond(principal.permissions, permissions);
   if (extra.length > 0) {
-    throw new ApiError(403, `A credential cannot grant more than it holds: this one lacks ${extra.join(', ')} (it holds ${principal.permissions.join(', ')})`);
+    throw new DomainError('forbidden', `A credential cannot grant more than it holds: this one lacks ${extra.join(', ')} (it holds ${principal.permissions.join(', ')})`);
   }
   return permissions;
 }
@@ -26,10 +20,10 @@ export function mintedExpiry(principal: Principal, requested: string | undefined
   const own = principal.expiresAt;
   if (requested === undefined) return own;
   const at = new Date(requested);
-  if (Number.isNaN(at.getTime())) throw new ApiError(400, 'expiresAt must be an ISO 8601 date-time');
-  if (at.getTime() <= Date.now()) throw new ApiError(400, 'expiresAt must be in the future');
+  if (Number.isNaN(at.getTime())) throw new DomainError('invalid', 'expiresAt must be an ISO 8601 date-time');
+  if (at.getTime() <= Date.now()) throw new DomainError('invalid', 'expiresAt must be in the future');
   if (own && at > own) {
-    throw new ApiError(403, `A credential cannot outlive the one that makes it: expiresAt must be at or before ${own.toISOString()}`);
+    throw new DomainError('forbidden', `A credential cannot outlive the one that makes it: expiresAt must be at or before ${own.toISOString()}`);
   }
   return at;
 }

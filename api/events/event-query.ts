@@ -3,7 +3,7 @@ import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
 import type { EventFilter } from '../../db/event-log.ts';
-import { EventTypePatternError, parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
+import { parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';
 import { commaList } from '../query/comma-list.ts';
 import { parseIsoLocal } from '../time/zoned-time.ts';
@@ -46,14 +46,7 @@ export async function parseEventFilter(
 ): Promise<EventFilter> {
   const filter: EventFilter = {};
   const types = commaList(query.types, 'types');
-  if (types) {
-    try {
-      filter.types = parseEventTypePatterns(types);
-    } catch (error) {
-      if (error instanceof EventTypePatternError) throw new ApiError(400, error.message);
-      throw error;
-    }
-  }
+  if (types) filter.types = parseEventTypePatterns(types);
   const imeis = commaList(query.deviceIds, 'deviceIds');
   if (imeis) {
     const devices = await visibleDevicesByImei(db, scope, imeis);

@@ -3,7 +3,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { cancelQueuedCommand, queueCommand, type CommandRow } from '../../db/commands.ts';
 import type { CommandStatus } from '../../db/schema.ts';
 import { commandPage, commandTarget, visibleCommand, type CommandTarget } from '../../db/visible-commands.ts';
-import { COMMAND_TYPES, CommandNotEncodable, type CommandRequest } from '../../domain/commands/command-catalog.ts';
+import { COMMAND_TYPES, type CommandRequest } from '../../domain/commands/command-catalog.ts';
 import { commandEncoder, unsupportedReason } from '../../ingest/protocol-catalog.ts';
 import { redactedCommand } from '../../domain/commands/command-redaction.ts';
 import { safeStopHold } from '../../domain/commands/safe-stop-rule.ts';
@@ -183,12 +183,8 @@ const storedFix = (t: CommandTarget) =>
 function checkEncodable(protocol: string | null, imei: string, request: CommandRequest): void {
   const unsupported = unsupportedReason(protocol, request.type);
   if (unsupported) throw new ApiError(400, `Device ${imei} cannot take this command: ${unsupported}`);
-  try {
-    commandEncoder(protocol!)!.encode(request, { deviceId: imei, serial: 0 });
-  } catch (error) {
-    if (error instanceof CommandNotEncodable) throw new ApiError(400, error.message);
-    throw error;
-  }
+  // What it cannot carry throws a CommandNotEncodable, a DomainError answered 400 with the encoder's own words.
+  commandEncoder(protocol!)!.encode(request, { deviceId: imei, serial: 0 });
 }
 
 export function commandRoutes({ db, log, config, commandBus }: RouteDeps) {

@@ -3,9 +3,11 @@ import {
   deleteWebhook, deliveryAttempts, deliveryPage, findDelivery, findWebhook, insertTestDelivery, insertWebhook, retryDelivery,
   rotateWebhookSecret, updateWebhook, webhookPage,
 } from '../../db/webhooks.ts';
-import { EventTypePatternError, parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
+import { inField } from '../../domain/domain-error.ts';
+import { parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
+import { webhookTestPayload } from '../../domain/events/event-payloads.ts';
 import { newWebhookSecret } from '../../engine/webhooks/webhook-secret.ts';
-import { checkWebhookUrl, WebhookUrlError } from '../../engine/webhooks/webhook-url.ts';
+import { checkWebhookUrl } from '../../engine/webhooks/webhook-url.ts';
 import { recordAudit } from '../../db/audit-log.ts';
 import { inTransaction } from '../../db/database.ts';
 import { ApiError } from '../api-error.ts';
@@ -172,12 +174,7 @@ function checkedPatterns(patterns: string[]): string[] {
   const names = [...new Set(patterns.map((p) => p.trim()).filter(Boolean))];
   // A blank name would be stored as a pattern that matches nothing: a webhook that never fires.
   if (names.length === 0) throw new ApiError(400, 'events must name at least one event type or family, e.g. "vehicle.geofence.*"');
-  try {
-    parseEventTypePatterns(names);
-  } catch (error) {
-    if (error instanceof EventTypePatternError) throw new ApiError(400, `events: ${error.message}`);
-    throw error;
-  }
+  inField('events', () => parseEventTypePatterns(names));
   return names;
 }
 
@@ -195,12 +192,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const perUser = config.webhooksPerUser ?? DEFAULT_WEBHOOKS_PER_USER;
   const checkedUrl = async (url: string) => {
-    try {
-      await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate ?? false });
-    } catch (error) {
-      if (error instanceof WebhookUrlError) throw new ApiError(400, error.message);
-      throw error;
-    }
+    await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate ?? false });
     return url;
   };
   const owned = async (scope: Parameters<typeof findWebhook>[1], webhookId: number) => {
@@ -284,10 +276,7 @@ export function webhookRoutes({ db, config, webhookDispatch }: RouteDeps) {
   app.openapi(routes.test, async (c) => {
     const webhook = await owned(c.get('principal').scope, c.req.valid('param').id);
     if (!webhook.enabled) throw new ApiError(409, `Webhook ${webhook.id} is disabled; enable it first (PATCH {"enabled": true})`);
-    const delivery = await insertTestDelivery(db, webhook.id, (id) => ({
-      id: `test_${id}`, type: 'webhook.test', timestamp: new Date().toISOString(),
-      data: { webhook: { id: webhook.id }, message: 'Test event from fleetcore' },
-    }));
+    const delivery = await insertTestDelivery(db, webhook.id, (id) => ({ ...webhookTestPayload(id, webhook.id, new Date()) }));
     await webhookDispatch?.deliverSoon([String(delivery.id)], c.get('requestId'));
     return c.json(envelope(deliveryView(delivery)), 202);
   });

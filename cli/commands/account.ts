@@ -1,5 +1,5 @@
 import { createAccount, setAccountSpeedLimit } from '../../db/accounts.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';

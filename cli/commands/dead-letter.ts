@@ -1,5 +1,5 @@
 import { listDeadLetters, markDeadLetterReplayed, recordDeadLetterFailure, type DeadLetter } from '../../db/dead-letters.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { fixBatchWriter } from '../../db/fix-batch-writer.ts';
 import { sqlState } from '../../db/write-failure.ts';
 import { optionalString, parseCommand, positiveInteger } from '../command-line.ts';

@@ -1,6 +1,6 @@
 import { findAccount } from '../../db/accounts.ts';
 import { addDevice, setDeviceSpeedLimit } from '../../db/devices.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { usersOfAccount } from '../../db/users.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { findAccount } from '../../db/accounts.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { insertGeofence } from '../../db/geofences.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';

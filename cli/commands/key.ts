@@ -2,7 +2,7 @@ import { issueApiKey } from '../../api/auth/api-key-token.ts';
 import { ALL_PERMISSIONS, parsePermissions } from '../../domain/access/permissions.ts';
 import { insertApiKey, revokeApiKey } from '../../db/api-keys.ts';
 import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import type { DeviceMode } from '../../db/schema.ts';
 import { findUser } from '../../db/users.ts';
 import { optionalString, parseCommand, requiredString } from '../command-line.ts';

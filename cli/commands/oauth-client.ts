@@ -1,7 +1,7 @@
 import { issueClientCredentials } from '../../api/auth/oauth-credentials.ts';
 import { ALL_PERMISSIONS, normalisePermissions } from '../../domain/access/permissions.ts';
 import { inTransaction } from '../../db/database.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { cascadeAuditEntries } from '../../db/minted-credentials.ts';
 import { findOauthClient, insertOauthClient, revokeOauthClient } from '../../db/oauth-clients.ts';
 import { findUser } from '../../db/users.ts';

@@ -1,6 +1,6 @@
 import { summarise } from '../../simulators/latency-stats.ts';
 import { findAccount } from '../../db/accounts.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { startFleetSimulation } from '../../simulators/fleet-simulation.ts';
 import { ensureSimulatedDevices, geofenceStops } from '../../simulators/simulated-devices.ts';
 import { gt06Dialect, teltonikaDialect } from '../../simulators/tracker-dialect.ts';

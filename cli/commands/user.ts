@@ -1,5 +1,5 @@
 import { findAccount } from '../../db/accounts.ts';
-import { DomainError } from '../../db/domain-error.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { createUser } from '../../db/users.ts';
 import { isValidTimeZone } from '../../api/time/zoned-time.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';

@@ -1,3 +1,5 @@
+import { DomainError } from '../domain-error.ts';
+
 /**
  * Every permission a key or an OAuth token can hold, in one list: `<resource>:read` to read a
  * resource, `<resource>:write` to change it, where an endpoint of that kind exists. Each endpoint
@@ -39,8 +41,12 @@ export const ALL_PERMISSIONS = '*';
  */
 export const NAMED_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['commands:write', 'commands:custom', 'keys:write', 'audit:read']);
 
-export class PermissionListError extends Error {
+/** A permission list that names an unknown permission, or none. */
+export class PermissionListError extends DomainError {
   override name = 'PermissionListError';
+  constructor(message: string) {
+    super('invalid', message);
+  }
 }
 
 /**

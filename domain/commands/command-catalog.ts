@@ -1,3 +1,5 @@
+import { DomainError } from '../domain-error.ts';
+
 /**
  * The commands a dispatcher can send, whatever the tracker: each protocol's encoder says which it can
  * express and turns one into the exact bytes that protocol's devices expect (`ingest/protocols/<name>/
@@ -44,8 +46,11 @@ export function commandSerial(id: string): number {
 }
 
 /** A command this protocol cannot express as given (an unknown output, text it cannot carry). */
-export class CommandNotEncodable extends Error {
+export class CommandNotEncodable extends DomainError {
   override name = 'CommandNotEncodable';
+  constructor(message: string) {
+    super('invalid', message);
+  }
 }
 
 /** The `text` of a custom command: required, printable, at most `max` bytes. */

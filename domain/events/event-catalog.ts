@@ -1,3 +1,5 @@
+import { DomainError } from '../domain-error.ts';
+
 /**
  * Every kind of event the system decides, in one place: the log, `GET /events`, the stream, webhook
  * subscriptions and the README's catalog all read this list. A kind is named `<subject>.<what>`
@@ -93,8 +95,11 @@ export interface EventTypePatterns {
   prefixes: string[];
 }
 
-export class EventTypePatternError extends Error {
+export class EventTypePatternError extends DomainError {
   override name = 'EventTypePatternError';
+  constructor(message: string) {
+    super('invalid', message);
+  }
 }
 
 /** Parses a list of kinds and families; a name that matches no kind is an error saying which. */

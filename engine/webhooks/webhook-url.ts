@@ -1,9 +1,14 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { DomainError } from '../../domain/domain-error.ts';
 import { refusedAddressReason } from './address-policy.ts';
 
-export class WebhookUrlError extends Error {
+/** A webhook url that may not be registered or called, saying why. */
+export class WebhookUrlError extends DomainError {
   override name = 'WebhookUrlError';
+  constructor(message: string) {
+    super('invalid', message);
+  }
 }
 
 export interface ResolvedTarget {
