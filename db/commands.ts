@@ -1,9 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { EventType } from '../domain/events/event-catalog.ts';
 import type { CommandType } from '../domain/commands/command-catalog.ts';
+import { commandEvent, type NewEvent } from '../domain/events/event-payloads.ts';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
-import { appendEvents, type NewEvent } from './event-log.ts';
+import { appendEvents } from './event-log.ts';
 import type { CommandStatus } from './schema.ts';
 
 /**
@@ -63,21 +63,6 @@ export interface NewCommand {
 
 const COLUMNS = sql`id::text, account_id, device_id, api_key_id, oauth_client_id, user_id, type, params, text, status, status_reason, attempts, max_attempts,
   idempotency_key, requested_from, response, created_at, sent_at, acknowledged_at, finished_at, expires_at`;
-
-/** The command as events carry it: enough to follow it without another request. */
-export function commandEventData(c: CommandRow): Record<string, unknown> {
-  return {
-    command: {
-      id: c.id, type: c.type, status: c.status, attempts: c.attempts, response: c.response,
-      error: c.status === 'failed' ? c.status_reason : null,
-    },
-  };
-}
-
-function commandEvent(type: EventType, c: CommandRow, dedupe: string): NewEvent {
-  const at = c.status === 'sent' ? c.sent_at : c.finished_at;
-  return { type, occurredAt: at ?? new Date(), deviceId: c.device_id, data: commandEventData(c), dedupeKey: `command:${c.id}:${dedupe}` };
-}
 
 /** One state change: the update, then its events, in one transaction (events last, see appendEvents). */
 async function transition(db: Db, update: RawBuilder<CommandRow>, event: (c: CommandRow) => NewEvent): Promise<CommandRow[]> {
@@ -146,7 +131,7 @@ export async function markCommandSent(db: Db, id: string): Promise<CommandRow | 
       UPDATE commands SET status = 'sent', sent_at = now(), attempts = attempts + 1, status_reason = NULL
       WHERE id = ${id} AND status IN ('queued', 'sent') AND expires_at > now()
       RETURNING ${COLUMNS}`,
-    (c) => commandEvent('command.sent', c, `sent:${c.attempts}`),
+    (c) => commandEvent('sent', c),
   );
   return row;
 }
@@ -159,7 +144,7 @@ export async function acknowledgeCommand(db: Db, id: string, response: string): 
       UPDATE commands SET status = 'acknowledged', response = ${response}, acknowledged_at = now(), finished_at = now()
       WHERE id = ${id} AND status = 'sent'
       RETURNING ${COLUMNS}`,
-    (c) => commandEvent('command.acknowledged', c, 'acknowledged'),
+    (c) => commandEvent('acknowledged', c),
   );
   return row;
 }
@@ -175,7 +160,7 @@ export async function failCommand(db: Db, id: string, reason: string, response: 
       UPDATE commands SET status = 'failed', status_reason = ${reason}, response = coalesce(${response}, response), finished_at = now()
       WHERE id = ${id} AND status IN ('queued', 'sent')
       RETURNING ${COLUMNS}`,
-    (c) => commandEvent('command.failed', c, 'failed'),
+    (c) => commandEvent('failed', c),
   );
   return row;
 }
@@ -202,7 +187,7 @@ export async function expireCommands(db: Db, limit = 1000): Promise<CommandRow[]
         ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
       )
       RETURNING ${COLUMNS}`,
-    (c) => commandEvent('command.expired', c, 'expired'),
+    (c) => commandEvent('expired', c),
   );
 }
 
@@ -214,7 +199,7 @@ export async function cancelQueuedCommand(db: Db, accountId: number, id: string)
       UPDATE commands SET status = 'cancelled', finished_at = now()
       WHERE id = ${id} AND account_id = ${accountId} AND status = 'queued'
       RETURNING ${COLUMNS}`,
-    (c) => commandEvent('command.cancelled', c, 'cancelled'),
+    (c) => commandEvent('cancelled', c),
   );
   return row;
 }

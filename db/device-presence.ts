@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import { appendEvents, type NewEvent } from './event-log.ts';
+import { deviceOfflineEvent, deviceOnlineEvent, type NewEvent } from '../domain/events/event-payloads.ts';
+import { appendEvents } from './event-log.ts';
 
 /** A tracker connection identified as a device (online), or closed after it was (offline). */
 export interface PresenceChange {
@@ -25,18 +26,6 @@ export interface OpenConnection {
 
 export const REPLACED_REASON = 'replaced by a newer connection';
 
-const onlineEvent = (c: PresenceChange): NewEvent => ({
-  type: 'device.online', occurredAt: c.at, deviceId: c.deviceId,
-  data: { protocol: c.protocol, remoteAddress: c.remoteAddress },
-  dedupeKey: `device-online:${c.deviceId}:${c.connectionId}`,
-});
-
-const offlineEvent = (deviceId: number, open: OpenConnection, at: Date, reason: string): NewEvent => ({
-  type: 'device.offline', occurredAt: at, deviceId,
-  data: { protocol: open.protocol, remoteAddress: open.remoteAddress, reason },
-  dedupeKey: `device-offline:${deviceId}:${open.connectionId}`,
-});
-
 /**
  * The events of presence changes in order, given each device's open connection as stored: a device
  * has at most one. An online over another open connection first closes that one (`replaced by a newer
@@ -50,12 +39,12 @@ export function presenceEvents(open: Map<number, OpenConnection | null>, changes
     const current = open.get(c.deviceId) ?? null;
     if (c.kind === 'online') {
       if (current?.connectionId === c.connectionId) continue;
-      if (current) events.push(offlineEvent(c.deviceId, current, c.at, REPLACED_REASON));
+      if (current) events.push(deviceOfflineEvent(c.deviceId, current, c.at, REPLACED_REASON));
       open.set(c.deviceId, { connectionId: c.connectionId, protocol: c.protocol, remoteAddress: c.remoteAddress, since: c.at });
-      events.push(onlineEvent(c));
+      events.push(deviceOnlineEvent(c.deviceId, c, c.at));
     } else if (current?.connectionId === c.connectionId) {
       open.set(c.deviceId, null);
-      events.push(offlineEvent(c.deviceId, current, c.at, c.reason ?? 'closed'));
+      events.push(deviceOfflineEvent(c.deviceId, current, c.at, c.reason ?? 'closed'));
     }
   }
   return events;

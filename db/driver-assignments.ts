@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { DriverChange, DriverState, VehicleDriverState } from '../domain/drivers/driver-assignment.ts';
+import { keyOf, type DriverSnapshot } from '../domain/drivers/driver-step.ts';
+import { driverChangedEvent, lastPosition, type DriverRef, type EventPosition, type NewEvent } from '../domain/events/event-payloads.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
 import { DomainError } from '../domain/domain-error.ts';
-import { appendEvents, type EventPosition, type NewEvent } from './event-log.ts';
-import type { DriverAssignmentSource } from './schema.ts';
-import { lastPosition } from './travel-events.ts';
+import { appendEvents } from './event-log.ts';
 
 /**
  * Driver assignments (`driver_assignments`): who drove which vehicle from when to when. An open row
@@ -17,36 +17,33 @@ import { lastPosition } from './travel-events.ts';
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
-/** Each vehicle's current driver and newest assignment boundary (vehicles that never had one are left out). */
-export async function vehicleDriverStates(trx: Db, deviceIds: number[]): Promise<Map<number, VehicleDriverState>> {
-  if (deviceIds.length === 0) return new Map();
-  const { rows } = await sql<{ device_id: number; driver_id: number; since: Date; until: Date | null }>`
-    SELECT v.id AS device_id, a.driver_id, a.since, a.until
+/**
+ * Where the step's vehicles and the drivers their keys name stand, in two queries (one without keys):
+ * each vehicle's current driver and newest boundary, and the drivers the keys name (a key names a
+ * driver of its vehicle's account and mode) with their current vehicle and newest boundary. Read with
+ * the vehicles' engine states locked, so nothing else assigns them from telemetry meanwhile.
+ */
+export async function driverSnapshot(trx: Db, deviceIds: number[], keys: Array<{ deviceId: number; identifier: string }>): Promise<DriverSnapshot> {
+  const vehicles = new Map<number, VehicleDriverState>();
+  const drivers = new Map<number, DriverState>();
+  const byKey = new Map<string, number>();
+  const refs = new Map<number, DriverRef>();
+  if (deviceIds.length === 0) return { vehicles, drivers, byKey, refs };
+  const { rows } = await sql<{ device_id: number; driver_id: number; since: Date; until: Date | null; name: string | null; identifier: string | null }>`
+    SELECT v.id AS device_id, a.driver_id, a.since, a.until, dr.name, dr.identifier
     FROM unnest(${deviceIds}::int[]) AS v(id)
     CROSS JOIN LATERAL (
       SELECT driver_id, since, until FROM driver_assignments WHERE device_id = v.id ORDER BY since DESC LIMIT 1
     ) a
+    LEFT JOIN drivers dr ON dr.id = a.driver_id
   `.execute(trx);
-  return new Map(rows.map((r) => [r.device_id, { driverId: r.until === null ? r.driver_id : null, boundary: ms(r.until ?? r.since) }]));
-}
-
-export interface KeyLookup {
-  /** `${deviceId}:${identifier}` → the driver that key names for that vehicle. */
-  byKey: Map<string, number>;
-  drivers: Map<number, DriverState>;
-}
-
-export const keyOf = (deviceId: number, identifier: string) => `${deviceId}:${identifier}`;
-
-/**
- * The drivers the keys name, in one query: a key names a driver of its vehicle's account and mode. Each
- * with where it stands (its current vehicle and newest boundary).
- */
-export async function driversForKeys(trx: Db, keys: Array<{ deviceId: number; identifier: string }>): Promise<KeyLookup> {
-  const lookup: KeyLookup = { byKey: new Map(), drivers: new Map() };
-  if (keys.length === 0) return lookup;
-  const { rows } = await sql<{ device_id: number; identifier: string; driver_id: number; open_device: number | null; since: Date | null; until: Date | null }>`
-    SELECT k.device_id, k.identifier, dr.id AS driver_id, a.device_id AS open_device, a.since, a.until
+  for (const r of rows) {
+    vehicles.set(r.device_id, { driverId: r.until === null ? r.driver_id : null, boundary: ms(r.until ?? r.since) });
+    if (r.until === null && r.name !== null) refs.set(r.driver_id, { id: r.driver_id, name: r.name, identifier: r.identifier! });
+  }
+  if (keys.length === 0) return { vehicles, drivers, byKey, refs };
+  const named = await sql<{ device_id: number; identifier: string; driver_id: number; name: string; driver_identifier: string; open_device: number | null; since: Date | null; until: Date | null }>`
+    SELECT k.device_id, k.identifier, dr.id AS driver_id, dr.name, dr.identifier AS driver_identifier, a.device_id AS open_device, a.since, a.until
     FROM unnest(${keys.map((k) => k.deviceId)}::int[], ${keys.map((k) => k.identifier)}::text[]) AS k(device_id, identifier)
     JOIN devices d ON d.id = k.device_id
     JOIN drivers dr ON dr.account_id = d.account_id AND dr.mode = d.mode AND dr.identifier = k.identifier
@@ -54,15 +51,16 @@ export async function driversForKeys(trx: Db, keys: Array<{ deviceId: number; id
       SELECT device_id, since, until FROM driver_assignments WHERE driver_id = dr.id ORDER BY since DESC LIMIT 1
     ) a ON true
   `.execute(trx);
-  for (const r of rows) {
-    lookup.byKey.set(keyOf(r.device_id, r.identifier), r.driver_id);
-    lookup.drivers.set(r.driver_id, {
+  for (const r of named.rows) {
+    byKey.set(keyOf(r.device_id, r.identifier), r.driver_id);
+    drivers.set(r.driver_id, {
       id: r.driver_id,
       vehicleId: r.since !== null && r.until === null ? r.open_device : null,
       boundary: ms(r.until ?? r.since),
     });
+    refs.set(r.driver_id, { id: r.driver_id, name: r.name, identifier: r.driver_identifier });
   }
-  return lookup;
+  return { vehicles, drivers, byKey, refs };
 }
 
 /**
@@ -121,45 +119,10 @@ export async function recordUnknownIdentifiers(trx: Db, seen: Array<{ deviceId: 
   `.execute(trx);
 }
 
-export interface DriverRef {
-  id: number;
-  name: string;
-  identifier: string;
-}
-
 export async function driverRefs(trx: Db, ids: number[]): Promise<Map<number, DriverRef>> {
   if (ids.length === 0) return new Map();
   const rows = await trx.selectFrom('drivers').select(['id', 'name', 'identifier']).where('id', 'in', [...new Set(ids)]).execute();
   return new Map(rows.map((r) => [r.id, r]));
-}
-
-export type DriverChangedReason = DriverChange['reason'] | 'assigned' | 'unassigned' | 'driverDeleted';
-
-export interface DriverChangedEvent {
-  vehicleId: number;
-  at: Date;
-  driver: DriverRef | null;
-  previousDriver: DriverRef | null;
-  source: DriverAssignmentSource;
-  reason: DriverChangedReason;
-  /** The key the tracker read (telemetry). */
-  reportedIdentifier: string | null;
-  position: EventPosition | null;
-}
-
-/**
- * `driver.changed`, named by vehicle, instant, the driver it went to and why: a replayed batch or a
- * retried request logs nothing twice.
- */
-export function driverChangedEvent(e: DriverChangedEvent): NewEvent {
-  return {
-    type: 'driver.changed',
-    occurredAt: e.at,
-    deviceId: e.vehicleId,
-    position: e.position,
-    data: { driver: e.driver, previousDriver: e.previousDriver, source: e.source, reason: e.reason, reportedIdentifier: e.reportedIdentifier },
-    dedupeKey: `driver:${e.vehicleId}:${e.at.getTime()}:${e.driver?.id ?? 'none'}:${e.reason}`,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,22 +1,40 @@
 import { sql } from 'kysely';
+import type { DriverChange } from '../domain/drivers/driver-assignment.ts';
+import type { EngineDecisions } from '../domain/engine-step/evaluate-engine-step.ts';
+import type { ExcursionVisit } from '../domain/engine-step/late-fix-plan.ts';
+import type { LoggedCrossing } from '../domain/events/event-payloads.ts';
+import type { DeviceCrossing, VisitChanges } from '../domain/geofences/geofence-visits.ts';
 import type { Db } from './database.ts';
-import type { EventPosition, NewEvent } from './event-log.ts';
+import { recordUnknownIdentifiers, saveDriverChanges } from './driver-assignments.ts';
+import { saveEngineStates } from './engine-states.ts';
+import { saveArrivals, saveTravelStarts } from './travel-progress.ts';
+import { saveTripRecords } from './trip-records.ts';
 
-export interface DeviceCrossing {
-  deviceId: number;
-  geofenceId: number;
-  type: 'enter' | 'exit';
-  fixTime: Date;
-  latitude: number;
-  longitude: number;
+/**
+ * The write phase of an engine step, in the step's transaction: what evaluateEngineStep decided,
+ * written as given. Travels first (a travel started now may complete in the same step), the
+ * engine states last. Returns what only the writes know: the crossings actually stored (a crossing
+ * stored before, by a replay, is not) and the driver changes that changed something, whose events
+ * are the ones to log.
+ */
+export async function saveEngineResults(trx: Db, d: EngineDecisions): Promise<{ crossings: LoggedCrossing[]; driverChanges: DriverChange[] }> {
+  await saveTravelStarts(trx, d.travelStarts);
+  await saveArrivals(trx, d.arrivals, d.completions);
+  const crossings = await insertCrossings(trx, d.crossings);
+  await saveVisits(trx, d.visits);
+  await recordUnknownIdentifiers(trx, d.drivers.unknown);
+  const driverChanges = d.drivers.changes.length === 0 ? [] : await saveDriverChanges(trx, d.drivers.changes);
+  await saveTripRecords(trx, d.trips, d.stops);
+  await saveEngineStates(trx, d.states);
+  return { crossings, driverChanges };
 }
 
 /**
- * Stores enter/exit crossings and returns, for each one actually inserted, its event for the log
- * (`vehicle.geofence.enter` / `.exit`, with the geofence's name and the fix's speed and heading): a
- * crossing already stored (a replay) returns nothing, so nothing is logged twice.
+ * Stores enter/exit crossings and returns each one actually inserted, with the geofence's name and
+ * the fix's speed and heading for its event, in time order (an exit before an enter at the same
+ * instant): a crossing already stored (a replay) returns nothing, so nothing is logged twice.
  */
-export async function insertCrossingEvents(trx: Db, crossings: DeviceCrossing[]): Promise<NewEvent[]> {
+export async function insertCrossings(trx: Db, crossings: readonly DeviceCrossing[]): Promise<LoggedCrossing[]> {
   if (crossings.length === 0) return [];
   const { rows } = await sql<{
     id: string; device_id: number; geofence_id: number; geofence_name: string; type: 'enter' | 'exit'; fix_time: Date;
@@ -36,80 +54,30 @@ export async function insertCrossingEvents(trx: Db, crossings: DeviceCrossing[])
     ORDER BY i.fix_time, i.type DESC, i.id
   `.execute(trx);
   return rows.map((r) => ({
-    type: r.type === 'enter' ? 'vehicle.geofence.enter' : 'vehicle.geofence.exit',
-    occurredAt: r.fix_time,
-    deviceId: r.device_id,
-    position: { lat: r.latitude, lng: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, fixTime: r.fix_time },
-    data: { geofence: { id: r.geofence_id, name: r.geofence_name } },
-    dedupeKey: `geofence-event:${r.id}`,
+    id: r.id, deviceId: r.device_id, geofenceId: r.geofence_id, geofenceName: r.geofence_name, type: r.type, fixTime: r.fix_time,
+    latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, heading: r.heading,
   }));
 }
 
-/**
- * Visits from crossings in time order: an enter opens one, an exit closes the open one (opened in
- * this batch or stored earlier). Closing comes before inserting, so a device that leaves and comes
- * back within one batch never holds two open visits of a geofence.
- */
-export async function recordVisits(trx: Db, crossings: DeviceCrossing[]): Promise<void> {
-  if (crossings.length === 0) return;
-  const opened = new Map<string, { deviceId: number; geofenceId: number; entry: Date; exit: Date | null }>();
-  const finished: Array<{ deviceId: number; geofenceId: number; entry: Date; exit: Date | null }> = [];
-  const closeStored: Array<{ deviceId: number; geofenceId: number; exit: Date }> = [];
-  for (const c of crossings) {
-    const key = `${c.deviceId}:${c.geofenceId}`;
-    if (c.type === 'enter') {
-      const open = opened.get(key);
-      if (open) finished.push(open); // two enters without an exit cannot happen; kept rather than lost
-      opened.set(key, { deviceId: c.deviceId, geofenceId: c.geofenceId, entry: c.fixTime, exit: null });
-    } else {
-      const open = opened.get(key);
-      if (open) {
-        open.exit = c.fixTime;
-        finished.push(open);
-        opened.delete(key);
-      } else {
-        closeStored.push({ deviceId: c.deviceId, geofenceId: c.geofenceId, exit: c.fixTime });
-      }
-    }
-  }
-  const visits = [...finished, ...opened.values()];
-  if (closeStored.length > 0) {
+/** Writes visit changes (geofence-visits.ts): the stored visits an exit closes first, then the new ones. */
+export async function saveVisits(trx: Db, visits: VisitChanges): Promise<void> {
+  const { close, open } = visits;
+  if (close.length > 0) {
     await sql`
       UPDATE geofence_visits v SET exit_time = c.exit_time
-      FROM unnest(${closeStored.map((c) => c.deviceId)}::int[], ${closeStored.map((c) => c.geofenceId)}::int[],
-        ${closeStored.map((c) => c.exit.toISOString())}::timestamptz[]) AS c(device_id, geofence_id, exit_time)
+      FROM unnest(${close.map((c) => c.deviceId)}::int[], ${close.map((c) => c.geofenceId)}::int[],
+        ${close.map((c) => c.exit.toISOString())}::timestamptz[]) AS c(device_id, geofence_id, exit_time)
       WHERE v.device_id = c.device_id AND v.geofence_id = c.geofence_id AND v.exit_time IS NULL AND v.entry_time <= c.exit_time
     `.execute(trx);
   }
-  if (visits.length > 0) {
+  if (open.length > 0) {
     await sql`
       INSERT INTO geofence_visits (device_id, geofence_id, entry_time, exit_time)
-      SELECT * FROM unnest(${visits.map((v) => v.deviceId)}::int[], ${visits.map((v) => v.geofenceId)}::int[],
-        ${visits.map((v) => v.entry.toISOString())}::timestamptz[], ${visits.map((v) => v.exit?.toISOString() ?? null)}::timestamptz[])
+      SELECT * FROM unnest(${open.map((v) => v.deviceId)}::int[], ${open.map((v) => v.geofenceId)}::int[],
+        ${open.map((v) => v.entry.toISOString())}::timestamptz[], ${open.map((v) => v.exit?.toISOString() ?? null)}::timestamptz[])
       ON CONFLICT DO NOTHING
     `.execute(trx);
   }
-}
-
-export interface StatusChange {
-  deviceId: number;
-  from: string | null;
-  to: string;
-  at: Date;
-  /** The fix that showed the new status; none for Inactive (silence has no fix). */
-  position?: EventPosition;
-}
-
-/** Status changes as events (`vehicle.status.changed`); a change is named by its device, time and new status. */
-export function statusChangeEvents(changes: StatusChange[]): NewEvent[] {
-  return changes.map((c) => ({
-    type: 'vehicle.status.changed',
-    occurredAt: c.at,
-    deviceId: c.deviceId,
-    position: c.position ?? null,
-    data: { from: c.from, to: c.to },
-    dedupeKey: `status:${c.deviceId}:${c.at.getTime()}:${c.to}`,
-  }));
 }
 
 /**
@@ -143,10 +111,7 @@ export async function storedCrossingsAround(
  * a geofence the device was in splits that visit in two (closed at the exit, and a new one from the
  * re-entry carrying the old exit).
  */
-export async function recordExcursionVisits(
-  trx: Db,
-  excursions: Array<{ deviceId: number; geofenceId: number; into: { type: 'enter' | 'exit'; fixTime: Date }; back: { fixTime: Date } }>,
-): Promise<void> {
+export async function recordExcursionVisits(trx: Db, excursions: readonly ExcursionVisit[]): Promise<void> {
   for (const e of excursions) {
     if (e.into.type === 'enter') {
       await sql`

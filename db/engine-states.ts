@@ -2,26 +2,11 @@ import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { DeviceMode } from './schema.ts';
 import type { PendingCrossing } from '../domain/geofences/pending-crossing.ts';
-
-export interface LockedEngineState {
-  deviceId: number;
-  accountId: number;
-  /** The device's mode: it is evaluated against its account's geofences of this mode only. */
-  mode: DeviceMode;
-  cursor: Date | null;
-  inside: number[];
-  pending: PendingCrossing[];
-  status: string | null;
-  /** Listed late fixes wait for this device. */
-  hasLateFixes: boolean;
-  /** The last ignition a fix reported, and whether the device is in a speeding stretch. */
-  ignition: boolean | null;
-  overspeed: boolean;
-  /** The device's speed limit, else its account's; null: none. */
-  speedLimitKmh: number | null;
-  /** The trip segmenter's state (engine/trips/trip-segmenter.ts); null before its first run. */
-  segment: Record<string, unknown> | null;
-}
+import type { EngineFix, EngineState, EngineStateUpdate } from '../domain/engine-step/engine-state.ts';
+import type { EngineStepInput } from '../domain/engine-step/evaluate-engine-step.ts';
+import { driverKeys } from '../domain/drivers/driver-step.ts';
+import { driverSnapshot } from './driver-assignments.ts';
+import { stepTravels } from './travel-progress.ts';
 
 /**
  * Locks the engine state of each device that has a fix past its cursor or a listed late fix (creating the state on first
@@ -32,7 +17,7 @@ export interface LockedEngineState {
  * pile up, a later job costs one join instead of a search of each device's history. The condition is
  * checked again after waiting for a lock, on the state as the previous holder committed it.
  */
-export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<LockedEngineState[]> {
+export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<EngineState[]> {
   const ids = [...new Set(deviceIds)].sort((a, b) => a - b);
   await sql`
     INSERT INTO device_engine_states (device_id)
@@ -61,25 +46,8 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<Lo
   }));
 }
 
-export interface NewFix {
-  deviceId: number;
-  fixTime: Date;
-  valid: boolean;
-  latitude: number;
-  longitude: number;
-  speedKmh: number | null;
-  heading: number | null;
-  ignition: boolean | null;
-  /** The alarm the tracker raised with this fix (`sos`, `powerCut`, `hardBraking`, ...), if any. */
-  alarm: string | null;
-  /** The tracker's total odometer at this fix, in km (decoders report metres); null if it sends none. */
-  odometerKm: number | null;
-  /** The driver key (iButton, RFID, card) read with this fix, if any. */
-  driverIdentifier: string | null;
-}
-
 /** Each device's fixes after its cursor, oldest first, at most `perDevice` of them. */
-export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<NewFix[]> {
+export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<EngineFix[]> {
   const { rows } = await sql<{
     device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; ignition: boolean | null;
     alarm: string | null; odometer_m: number | null; driver: string | null;
@@ -105,16 +73,25 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
   }));
 }
 
-export interface EngineStateUpdate {
-  deviceId: number;
-  cursor: Date | null;
-  inside: number[];
-  pending: PendingCrossing[];
-  status: string | null;
-  ignition: boolean | null;
-  overspeed: boolean;
-  /** The segmenter's new state; undefined leaves the stored one. */
-  segment?: Record<string, unknown>;
+/**
+ * What one engine step reads for a batch of devices, in its transaction: their engine states locked
+ * (lockEngineStates), the fixes after each cursor, the active travels of the devices with fixes (locked
+ * too, so nothing else moves them meanwhile), and where their drivers stand. Null when no device has
+ * anything to evaluate. The geofences come from the caller's catalog.
+ */
+export async function readEngineStep(trx: Db, deviceIds: number[], fixesPerDevice: number): Promise<Omit<EngineStepInput, 'geofences'> | null> {
+  const states = await lockEngineStates(trx, deviceIds);
+  if (states.length === 0) return null;
+  const fixes = new Map<number, EngineFix[]>();
+  for (const f of await fixesAfterCursors(trx, states.map((s) => s.deviceId), fixesPerDevice)) {
+    const list = fixes.get(f.deviceId);
+    if (list) list.push(f);
+    else fixes.set(f.deviceId, [f]);
+  }
+  const withFixes = [...fixes.keys()];
+  const travels = await stepTravels(trx, withFixes);
+  const drivers = await driverSnapshot(trx, withFixes, driverKeys(fixes));
+  return { states, fixes, travels, drivers };
 }
 
 export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Promise<void> {

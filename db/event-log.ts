@@ -1,38 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EventType, EventTypePatterns } from '../domain/events/event-catalog.ts';
+import { eventDataJson, type NewEvent } from '../domain/events/event-payloads.ts';
 import type { AccessScope } from './access-scope.ts';
 import type { Db } from './database.ts';
 import type { DeviceMode } from './schema.ts';
-
-/** Where the vehicle was when the event happened, as the payload carries it. */
-export interface EventPosition {
-  lat: number;
-  lng: number;
-  speedKmh: number | null;
-  heading: number | null;
-  fixTime: Date;
-}
-
-export interface NewEvent {
-  type: EventType;
-  /** When it happened: the fix time for what a fix showed, the server time otherwise. */
-  occurredAt: Date;
-  /** The vehicle it concerns: its account, mode and names are read in the same statement. */
-  deviceId?: number;
-  /** Required for an event without a vehicle. */
-  accountId?: number;
-  /** For an event without a vehicle: who may see it (null: every user of the account; both modes). */
-  userId?: number | null;
-  mode?: DeviceMode | null;
-  position?: EventPosition | null;
-  /** The kind's own fields, merged into `data` after `vehicle` and `position`. */
-  data?: Record<string, unknown>;
-  /**
-   * Names the decision that made the event (`geofence:<crossing id>`, `travel:<id>:started`): a
-   * producer that runs twice (a retried job, a replayed batch) adds nothing the second time.
-   */
-  dedupeKey: string;
-}
 
 /** One logged event as readers receive it. */
 export interface LoggedEvent {
@@ -45,22 +16,6 @@ export interface LoggedEvent {
   occurredAt: Date;
   recordedAt: Date;
   data: Record<string, unknown>;
-}
-
-/** The payload a webhook receives and the stream sends: `{id, type, timestamp, data}`. */
-export interface EventPayload {
-  id: string;
-  type: EventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-export function eventPayload(event: Pick<LoggedEvent, 'id' | 'type' | 'occurredAt' | 'data'>): EventPayload {
-  return { id: event.id, type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data };
-}
-
-export function positionData(p: EventPosition): Record<string, unknown> {
-  return { lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: p.fixTime.toISOString() };
 }
 
 // Any constant works as long as every writer uses the same one.
@@ -90,7 +45,7 @@ export async function appendEvents(trx: Db, events: NewEvent[]): Promise<string[
  */
 export function appendEventsSql(events: NewEvent[]): RawBuilder<unknown>[] {
   if (events.length === 0) return [];
-  const data = events.map((e) => JSON.stringify({ ...(e.position ? { position: positionData(e.position) } : {}), ...e.data }));
+  const data = events.map(eventDataJson);
   const insert = sql<{ id: string }>`
     WITH inserted AS (
       INSERT INTO events (account_id, device_id, user_id, mode, type, occurred_at, data, dedupe_key)

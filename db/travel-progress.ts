@@ -1,109 +1,128 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import type { EventPosition, NewEvent } from './event-log.ts';
-import { lastPosition, travelCompletedEvent, travelStartedEvent, waypointArrivedEvent } from './travel-events.ts';
+import { lastPosition, type EventPosition, type NewEvent } from '../domain/events/event-payloads.ts';
+import { travelStarts, type StepTravel, type StepWaypoint, type TravelStart, type WaypointArrival } from '../domain/travels/travel-step.ts';
 import { STARTING_WAYPOINT_NAME } from './travels.ts';
 import { TravelStatus } from './schema.ts';
 
 /**
- * Starts the Scheduled travels whose start time has come (all of them, one, or a set of vehicles'):
+ * Starts the Scheduled travels whose start time has come (all of them, or one):
  * In progress, waypoint 1 (`Current position`) Completed at the start time, the vehicle's last known
- * position kept as the starting point. A travel already started or cancelled is left alone, so the
- * delayed job, the periodic catch-up and the device worker can all call this safely. Returns the
- * travels started and their `travel.started` events, for the caller to log in the same transaction.
+ * position kept as the starting point. A travel already started or cancelled is left alone (the due
+ * ones are locked first, so of two callers the second finds them started), so the delayed job, the
+ * periodic catch-up and an engine step (which starts its vehicles' own) can all start them safely. Returns the travels started and
+ * their `travel.started` events, for the caller to log in the same transaction.
  */
 export async function startDueTravels(
   trx: Db,
-  filter: { travelId?: number; deviceIds?: number[] } = {},
+  filter: { travelId?: number } = {},
 ): Promise<{ started: Array<{ id: number; deviceId: number }>; events: NewEvent[] }> {
-  const { rows } = await sql<{
-    id: number; device_id: number; start_time: Date;
-    latitude: number | null; longitude: number | null; speed_kmh: number | null; heading: number | null; fix_time: Date | null;
+  const { rows } = await sql<TravelRow>`
+    SELECT t.id, t.device_id, t.status, t.start_time, t.started_at, s.latitude, s.longitude, s.speed_kmh, s.heading, s.fix_time
+    FROM travels t LEFT JOIN device_states s ON s.device_id = t.device_id
+    WHERE t.status = ${TravelStatus.Scheduled} AND t.start_time <= now()
+      ${filter.travelId !== undefined ? sql`AND t.id = ${filter.travelId}` : sql``}
+    ORDER BY t.id
+    FOR UPDATE OF t
+  `.execute(trx);
+  const { starts, events } = travelStarts(rows.map((r) => stepTravel(r, [])));
+  const started = new Set(await saveTravelStarts(trx, starts));
+  const ordered = starts.map((s, i) => ({ id: s.travelId, event: events[i]! })).filter((s) => started.has(s.id));
+  return { started: ordered.map((s) => ({ id: s.id, deviceId: s.event.deviceId! })), events: ordered.map((s) => s.event) };
+}
+
+interface TravelRow {
+  id: number;
+  device_id: number;
+  status: number;
+  start_time: Date;
+  started_at: Date | null;
+  latitude: number | null;
+  longitude: number | null;
+  speed_kmh: number | null;
+  heading: number | null;
+  fix_time: Date | null;
+}
+
+const stepTravel = (r: TravelRow, waypoints: StepWaypoint[]): StepTravel => ({
+  id: r.id, deviceId: r.device_id, due: r.status === TravelStatus.Scheduled, startTime: r.start_time, startedAt: r.started_at,
+  lastPosition: lastPosition(r), waypoints,
+});
+
+/**
+ * The active travel of each of these vehicles, for an engine step: In progress, or Scheduled with its
+ * start time come (the step starts it). Locked to the end of the transaction, in id order as the ETA
+ * refresh and a cancel take them, so nothing else moves them while the step decides.
+ */
+export async function stepTravels(trx: Db, deviceIds: number[]): Promise<StepTravel[]> {
+  if (deviceIds.length === 0) return [];
+  const { rows } = await sql<TravelRow & {
+    seq: number | null; geofence_id: number | null; waypoint_status: 'pending' | 'completed' | 'cancelled' | null; geofence_name: string | null;
+    expected_arrival: Date | null;
   }>`
+    SELECT t.id, t.device_id, t.status, t.start_time, t.started_at, s.latitude, s.longitude, s.speed_kmh, s.heading, s.fix_time,
+      w.seq, w.geofence_id, w.status AS waypoint_status, w.geofence_name, w.expected_arrival
+    FROM travels t
+    LEFT JOIN travel_waypoints w ON w.travel_id = t.id
+    LEFT JOIN device_states s ON s.device_id = t.device_id
+    WHERE t.device_id = ANY(${deviceIds}::int[])
+      AND (t.status = ${TravelStatus.InProgress} OR (t.status = ${TravelStatus.Scheduled} AND t.start_time <= now()))
+    ORDER BY t.id, w.seq
+    FOR UPDATE OF t
+  `.execute(trx);
+  const byId = new Map<number, StepTravel>();
+  for (const r of rows) {
+    let travel = byId.get(r.id);
+    if (!travel) byId.set(r.id, (travel = stepTravel(r, [])));
+    if (r.seq === null) continue;
+    travel.waypoints.push({
+      seq: r.seq, geofenceId: r.geofence_id, status: r.waypoint_status!, geofenceName: r.geofence_name!, expectedArrival: r.expected_arrival!,
+      starting: r.seq === 1 && r.geofence_name === STARTING_WAYPOINT_NAME,
+    });
+  }
+  return [...byId.values()];
+}
+
+/** Starts travels: In progress from their start time, the starting waypoint completed then. Returns those started. */
+export async function saveTravelStarts(trx: Db, starts: readonly TravelStart[]): Promise<number[]> {
+  if (starts.length === 0) return [];
+  const { rows } = await sql<{ id: number }>`
     WITH started AS (
-      UPDATE travels t SET status = ${TravelStatus.InProgress}, started_at = t.start_time,
-        start_latitude = s.latitude, start_longitude = s.longitude
-      FROM travels t0 LEFT JOIN device_states s ON s.device_id = t0.device_id
-      WHERE t.id = t0.id AND t.status = ${TravelStatus.Scheduled} AND t.start_time <= now()
-        ${filter.travelId !== undefined ? sql`AND t.id = ${filter.travelId}` : sql``}
-        ${filter.deviceIds ? sql`AND t.device_id = ANY(${filter.deviceIds}::int[])` : sql``}
-      RETURNING t.id, t.device_id, t.start_time, s.latitude, s.longitude, s.speed_kmh, s.heading, s.fix_time
+      UPDATE travels t SET status = ${TravelStatus.InProgress}, started_at = t.start_time, start_latitude = u.lat, start_longitude = u.lng
+      FROM unnest(${starts.map((s) => s.travelId)}::int[], ${starts.map((s) => s.position?.lat ?? null)}::float8[],
+        ${starts.map((s) => s.position?.lng ?? null)}::float8[]) AS u(id, lat, lng)
+      WHERE t.id = u.id AND t.status = ${TravelStatus.Scheduled}
+      RETURNING t.id, t.start_time
     ), first_waypoint AS (
       UPDATE travel_waypoints w SET status = 'completed', arrived_at = started.start_time
       FROM started WHERE w.travel_id = started.id AND w.seq = 1 AND w.geofence_name = ${STARTING_WAYPOINT_NAME}
       RETURNING w.travel_id
     )
-    SELECT * FROM started ORDER BY start_time, id
+    SELECT id FROM started
   `.execute(trx);
-  const started = rows.map((r) => ({ id: r.id, deviceId: r.device_id }));
-  return { started, events: rows.map((r, i) => travelStartedEvent(started[i]!, r.start_time, lastPosition(r))) };
-}
-
-export interface TravelInProgress {
-  id: number;
-  deviceId: number;
-  startedAt: Date;
-  waypoints: Array<{ seq: number; geofenceId: number | null; status: 'pending' | 'completed' | 'cancelled' }>;
-}
-
-export async function travelsInProgress(db: Db, deviceIds: number[]): Promise<TravelInProgress[]> {
-  if (deviceIds.length === 0) return [];
-  const { rows } = await sql<{ id: number; device_id: number; started_at: Date; seq: number; geofence_id: number | null; status: 'pending' | 'completed' | 'cancelled' }>`
-    SELECT t.id, t.device_id, t.started_at, w.seq, w.geofence_id, w.status
-    FROM travels t JOIN travel_waypoints w ON w.travel_id = t.id
-    WHERE t.device_id = ANY(${deviceIds}::int[]) AND t.status = ${TravelStatus.InProgress}
-    ORDER BY t.id, w.seq
-    FOR UPDATE OF t
-  `.execute(db);
-  const byId = new Map<number, TravelInProgress>();
-  for (const r of rows) {
-    let travel = byId.get(r.id);
-    if (!travel) byId.set(r.id, (travel = { id: r.id, deviceId: r.device_id, startedAt: r.started_at, waypoints: [] }));
-    travel.waypoints.push({ seq: r.seq, geofenceId: r.geofence_id, status: r.status });
-  }
-  return [...byId.values()];
+  return rows.map((r) => r.id);
 }
 
 /**
- * Completes waypoints at their arrival times; the travel is Completed with its last arrival. Returns the
- * events of what actually changed (a waypoint no longer pending is left alone and logs nothing):
- * `travel.waypoint.arrived` per waypoint, at its arrival fix (`positionAt`), then `travel.completed`.
+ * Completes waypoints at their arrival times (a waypoint no longer pending is left alone), and the
+ * travels whose last waypoint was reached, at that arrival.
  */
-export async function recordArrivals(
-  trx: Db,
-  travel: { id: number; deviceId: number },
-  arrivals: Array<{ seq: number; arrivedAt: Date }>,
-  completed: boolean,
-  positionAt: (arrivedAt: Date) => EventPosition | null,
-): Promise<NewEvent[]> {
-  if (arrivals.length === 0) return [];
-  const { rows } = await sql<{ seq: number; geofence_name: string; expected_arrival: Date; arrived_at: Date }>`
-    UPDATE travel_waypoints w SET status = 'completed', arrived_at = a.arrived_at, estimated_arrival = NULL
-    FROM unnest(${arrivals.map((a) => a.seq)}::int[], ${arrivals.map((a) => a.arrivedAt.toISOString())}::timestamptz[]) AS a(seq, arrived_at)
-    WHERE w.travel_id = ${travel.id} AND w.seq = a.seq AND w.status = 'pending'
-    RETURNING w.seq, w.geofence_name, w.expected_arrival, w.arrived_at
-  `.execute(trx);
-  let completedAt: Date | undefined;
-  if (completed) {
-    const done = await trx
-      .updateTable('travels')
-      .set({ status: TravelStatus.Completed, completed_at: arrivals[arrivals.length - 1]!.arrivedAt })
-      .where('id', '=', travel.id)
-      .where('status', '=', TravelStatus.InProgress)
-      .returning('completed_at')
-      .executeTakeFirst();
-    completedAt = done?.completed_at ?? undefined;
+export async function saveArrivals(trx: Db, arrivals: readonly WaypointArrival[], completions: ReadonlyArray<{ travelId: number; at: Date }>): Promise<void> {
+  if (arrivals.length > 0) {
+    await sql`
+      UPDATE travel_waypoints w SET status = 'completed', arrived_at = a.arrived_at, estimated_arrival = NULL
+      FROM unnest(${arrivals.map((a) => a.travelId)}::int[], ${arrivals.map((a) => a.seq)}::int[],
+        ${arrivals.map((a) => a.arrivedAt.toISOString())}::timestamptz[]) AS a(travel_id, seq, arrived_at)
+      WHERE w.travel_id = a.travel_id AND w.seq = a.seq AND w.status = 'pending'
+    `.execute(trx);
   }
-  const events = rows
-    .sort((a, b) => a.seq - b.seq)
-    .map((r, i) => waypointArrivedEvent(
-      travel,
-      { seq: r.seq, geofenceName: r.geofence_name, expectedArrival: r.expected_arrival, arrivedAt: r.arrived_at },
-      completedAt && i === rows.length - 1 ? 'Completed' : 'In progress',
-      positionAt(r.arrived_at),
-    ));
-  if (completedAt) events.push(travelCompletedEvent(travel, completedAt, positionAt(completedAt)));
-  return events;
+  if (completions.length > 0) {
+    await sql`
+      UPDATE travels t SET status = ${TravelStatus.Completed}, completed_at = c.at
+      FROM unnest(${completions.map((c) => c.travelId)}::int[], ${completions.map((c) => c.at.toISOString())}::timestamptz[]) AS c(id, at)
+      WHERE t.id = c.id AND t.status = ${TravelStatus.InProgress}
+    `.execute(trx);
+  }
 }
 
 export interface EtaInput {

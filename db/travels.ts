@@ -8,7 +8,7 @@ import { isUniqueViolation } from './unique-violation.ts';
 const FOREIGN_KEY_VIOLATION = '23503';
 import { appendEvents } from './event-log.ts';
 import { geofencesByName } from './geofences.ts';
-import { travelCancelledEvent } from './travel-events.ts';
+import { travelCancelledEvent } from '../domain/events/event-payloads.ts';
 import { TravelStatus, type Travel, type TravelStatusCode, type TravelWaypoint } from './schema.ts';
 
 /** The name waypoint 1 always carries: the vehicle's position when the travel starts. */

@@ -1,14 +1,6 @@
 import { sql } from 'kysely';
-import type { StopRecord, TripRecord } from '../domain/trips/trip-segmenter.ts';
+import type { DeviceStop, DeviceTrip } from '../domain/trips/device-trips.ts';
 import type { Db } from './database.ts';
-
-export interface DeviceTrip extends TripRecord {
-  deviceId: number;
-}
-
-export interface DeviceStop extends StopRecord {
-  deviceId: number;
-}
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -18,7 +10,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * names are resolved here and kept, so a later rename does not rewrite history. A driver deleted
  * meanwhile leaves the trip without one.
  */
-export async function saveTripRecords(trx: Db, trips: DeviceTrip[], stops: DeviceStop[]): Promise<void> {
+export async function saveTripRecords(trx: Db, trips: readonly DeviceTrip[], stops: readonly DeviceStop[]): Promise<void> {
   if (trips.length > 0) {
     await sql`
       INSERT INTO trips (device_id, start_time, end_time, last_fix_time, start_lat, start_lng, end_lat, end_lng, start_geofence, end_geofence,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import { appendEvents, eventPayload, type EventPayload } from './event-log.ts';
+import { eventPayload, webhookDisabledEvent, type EventPayload } from '../domain/events/event-payloads.ts';
+import { appendEvents } from './event-log.ts';
 import type { EventType } from '../domain/events/event-catalog.ts';
 
 interface ClaimRow {
@@ -282,10 +283,9 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
       : undefined;
     if (!reason) return { disabled: false };
     await trx.updateTable('webhooks').set({ enabled: false, disabled_reason: reason, disabled_at: at, updated_at: at }).where('id', '=', a.webhookId).execute();
-    await appendEvents(trx, [{
-      type: 'webhook.disabled', occurredAt: at, accountId: webhook.account_id, userId: webhook.user_id, mode: webhook.mode,
-      data: { webhook: { id: a.webhookId, url: webhook.url }, reason }, dedupeKey: `webhook-disabled:${a.webhookId}:${a.deliveryId}:${a.attempt}`,
-    }]);
+    await appendEvents(trx, [webhookDisabledEvent(
+      { id: a.webhookId, accountId: webhook.account_id, userId: webhook.user_id, mode: webhook.mode, url: webhook.url }, reason, at, a,
+    )]);
     return { disabled: true };
   });
 }

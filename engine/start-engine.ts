@@ -1,4 +1,4 @@
-import type { TripSettings } from './trips/device-trips.ts';
+import type { TripSettings } from '../domain/trips/device-trips.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';

@@ -2,7 +2,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { EventSource } from 'eventsource';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents, type NewEvent } from '../db/event-log.ts';
+import { appendEvents } from '../db/event-log.ts';
+import type { NewEvent } from '../domain/events/event-payloads.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 // The event log as integrators read it: pages through the real app, the live stream through a real

@@ -2,7 +2,8 @@ import type { SSEStreamingApi } from 'hono/streaming';
 import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
-import { eventPage, eventPayload, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
+import { eventPage, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
+import { eventPayload } from '../../domain/events/event-payloads.ts';
 import { matchesEventType } from '../../domain/events/event-catalog.ts';
 import type { EventFeed } from './event-feed.ts';
 

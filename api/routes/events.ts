@@ -1,7 +1,8 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { HttpBindings } from '@hono/node-server';
 import { streamSSE } from 'hono/streaming';
-import { eventPage, eventPayload } from '../../db/event-log.ts';
+import { eventPage } from '../../db/event-log.ts';
+import { eventPayload } from '../../domain/events/event-payloads.ts';
 import { insertStreamToken } from '../../db/stream-tokens.ts';
 import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';

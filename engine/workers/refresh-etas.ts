@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { appendEvents } from '../../db/event-log.ts';
-import { isLate, travelDelayedEvent } from '../../db/travel-events.ts';
 import { etaInputs, markDelayed, saveEstimates } from '../../db/travel-progress.ts';
+import { isLate, travelDelayedEvent } from '../../domain/events/event-payloads.ts';
 import { estimateArrivals, type EtaSettings } from '../../domain/travels/travel-eta.ts';
 
 export interface EtaRefreshSettings extends EtaSettings {

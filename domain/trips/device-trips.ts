@@ -1,7 +1,14 @@
-import type { NewFix } from '../../db/engine-states.ts';
-import type { DeviceStop, DeviceTrip } from '../../db/trip-records.ts';
-import type { GeofenceIndex } from '../../domain/geofences/geofence-index.ts';
-import { EMPTY_SEGMENT_STATE, segmentTrips, type SegmentState, type TripRules } from '../../domain/trips/trip-segmenter.ts';
+import type { EngineFix } from '../engine-step/engine-state.ts';
+import type { GeofenceIndex } from '../geofences/geofence-index.ts';
+import { EMPTY_SEGMENT_STATE, segmentTrips, type SegmentState, type StopRecord, type TripRecord, type TripRules } from './trip-segmenter.ts';
+
+export interface DeviceTrip extends TripRecord {
+  deviceId: number;
+}
+
+export interface DeviceStop extends StopRecord {
+  deviceId: number;
+}
 
 /** The trip settings of the engine (README, "Trips and stops"); the speed limit is each vehicle's own. */
 export type TripSettings = Omit<TripRules, 'speedLimitKmh'>;
@@ -48,7 +55,7 @@ const scratch = { ids: new Int32Array(16) };
 export function deviceTrips(
   deviceId: number,
   stored: Record<string, unknown> | null,
-  fixes: readonly NewFix[],
+  fixes: readonly EngineFix[],
   rules: TripRules,
   index: GeofenceIndex | undefined,
   driverByFix: readonly (number | null)[] | undefined,

@@ -1,0 +1,53 @@
+import type { PendingCrossing } from '../geofences/pending-crossing.ts';
+
+/** A device's engine state as the step reads it, locked: what the evaluation remembers between batches. */
+export interface EngineState {
+  deviceId: number;
+  accountId: number;
+  /** The device's mode: it is evaluated against its account's geofences of this mode only. */
+  mode: 'live' | 'test';
+  cursor: Date | null;
+  inside: number[];
+  pending: PendingCrossing[];
+  status: string | null;
+  /** Listed late fixes wait for this device. */
+  hasLateFixes: boolean;
+  /** The last ignition a fix reported, and whether the device is in a speeding stretch. */
+  ignition: boolean | null;
+  overspeed: boolean;
+  /** The device's speed limit, else its account's; null: none. */
+  speedLimitKmh: number | null;
+  /** The trip segmenter's state (domain/trips/trip-segmenter.ts); null before its first run. */
+  segment: Record<string, unknown> | null;
+}
+
+/** A stored fix after a device's cursor, with what the rules read of its attributes. */
+export interface EngineFix {
+  deviceId: number;
+  fixTime: Date;
+  valid: boolean;
+  latitude: number;
+  longitude: number;
+  speedKmh: number | null;
+  heading: number | null;
+  ignition: boolean | null;
+  /** The alarm the tracker raised with this fix (`sos`, `powerCut`, `hardBraking`, ...), if any. */
+  alarm: string | null;
+  /** The tracker's total odometer at this fix, in km (decoders report metres); null if it sends none. */
+  odometerKm: number | null;
+  /** The driver key (iButton, RFID, card) read with this fix, if any. */
+  driverIdentifier: string | null;
+}
+
+/** A device's state after the step, committed with its new cursor. */
+export interface EngineStateUpdate {
+  deviceId: number;
+  cursor: Date | null;
+  inside: number[];
+  pending: PendingCrossing[];
+  status: string | null;
+  ignition: boolean | null;
+  overspeed: boolean;
+  /** The segmenter's new state; undefined leaves the stored one. */
+  segment?: Record<string, unknown>;
+}
