@@ -70,7 +70,7 @@ export interface EngineDecisions {
  */
 export function evaluateEngineStep(input: EngineStepInput, settings: EngineStepSettings): EngineDecisions {
   const started = travelStarts(input.travels);
-  // A travel started now counts its waypoints from its start time, whatever its start job has done.
+  // A vehicle has at most one active travel (the database's rule).
   const travels = new Map(input.travels.map((t) => [t.deviceId, t]));
   const drivers = assignDrivers(input.drivers, input.fixes);
   const out: EngineDecisions = {
