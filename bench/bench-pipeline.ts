@@ -1,7 +1,8 @@
 import type { DatabaseHandle } from '../db/database.ts';
 import { DeviceSignals } from '../engine/device-signals.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
-import { ENGINE_QUEUE, startEngine } from '../engine/start-engine.ts';
+import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
+import { startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { freePort } from './tracker-load.ts';

@@ -11,7 +11,7 @@ import { appendEvents } from './event-log.ts';
  * Driver assignments (`driver_assignments`): who drove which vehicle from when to when. An open row
  * (`until` null) is the current assignment, one per vehicle and one per driver. Rows of one vehicle,
  * and of one driver, never overlap: a change only happens after the newest boundary (see
- * engine/drivers/driver-assignment.ts), so the newest row by `since` is the one that says where things
+ * domain/drivers/driver-assignment.ts), so the newest row by `since` is the one that says where things
  * stand.
  */
 

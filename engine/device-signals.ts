@@ -1,4 +1,4 @@
-import type { JobQueue } from './queue/job-queue.ts';
+import type { EngineQueue } from './engine-jobs.ts';
 
 /**
  * Ingest's side of the engine queue: the devices of each committed batch are gathered for a few
@@ -13,7 +13,7 @@ export class DeviceSignals {
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly queue: JobQueue,
+    private readonly queue: EngineQueue,
     private readonly onError: (error: Error) => void,
     private readonly delayMs = 100,
     private readonly maxDevices = 2000,

@@ -79,7 +79,10 @@ export class EngineLag {
   }
 }
 
-const queues = new Set<JobQueue>();
+/** Any queue, whatever its jobs: only its name and counts are read. */
+type CountedQueue = Pick<JobQueue, 'name' | 'counts'>;
+
+const queues = new Set<CountedQueue>();
 
 new prom.Gauge({
   name: 'fleetcore_queue_jobs',
@@ -101,7 +104,7 @@ new prom.Gauge({
 });
 
 /** Reports `queue`'s depth at each scrape until the returned function is called. */
-export function exportQueueDepth(queue: JobQueue): () => void {
+export function exportQueueDepth(queue: CountedQueue): () => void {
   queues.add(queue);
   return () => queues.delete(queue);
 }

@@ -3,15 +3,26 @@ import { engineMetrics, type EngineLag } from './engine-metrics.ts';
 import type { Job, JobProcessor } from './queue/job-queue.ts';
 
 /** Job data fields that tie a job to what caused it: the API request that queued it, the commit that signalled it. */
-export interface JobOrigin {
+interface JobOrigin {
   requestId?: string;
   committedAt?: number;
 }
 
+/**
+ * Read from the job as it came off the queue, before its payload is checked (route-jobs.ts), so that
+ * even a job that fails the check is logged and measured with what it carries.
+ */
+function jobOrigin(data: unknown): JobOrigin {
+  if (typeof data !== 'object' || data === null) return {};
+  return {
+    requestId: 'requestId' in data && typeof data.requestId === 'string' ? data.requestId : undefined,
+    committedAt: 'committedAt' in data && typeof data.committedAt === 'number' ? data.committedAt : undefined,
+  };
+}
+
 /** The request id a job's log lines carry: the API request's that queued it, else one of the job's own. */
 export function jobRequestId(job: Job): string {
-  const origin = (job.data ?? {}) as JobOrigin;
-  return typeof origin.requestId === 'string' ? origin.requestId : `job-${job.id}`;
+  return jobOrigin(job.data).requestId ?? `job-${job.id}`;
 }
 
 /**
@@ -21,9 +32,9 @@ export function jobRequestId(job: Job): string {
  */
 export function observedJob(log: Logger, lag: EngineLag, run: (job: Job, log: Logger) => Promise<void>): JobProcessor {
   return async (job) => {
-    const origin = (job.data ?? {}) as JobOrigin;
+    const origin = jobOrigin(job.data);
     const jobLog = log.child({ job: job.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job) });
-    const finished = typeof origin.committedAt === 'number' ? lag.started(origin.committedAt) : undefined;
+    const finished = origin.committedAt === undefined ? undefined : lag.started(origin.committedAt);
     const timer = engineMetrics.jobSeconds.startTimer({ name: job.name });
     try {
       await run(job, jobLog);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
 import type { StoredFix } from '../domain/stored-rows.ts';
-import { ENGINE_QUEUE, startEngine, type RunningEngine } from '../engine/start-engine.ts';
+import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
+import { startEngine, type RunningEngine } from '../engine/start-engine.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { ENGINE_TEST_SETTINGS, testQueues } from './support/engine-harness.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLocal } from '../api/time/zoned-time.ts';
 import { setAccountSpeedLimit } from '../db/accounts.ts';
 import { setDeviceSpeedLimit } from '../db/devices.ts';
-import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../engine/start-engine.ts';
+import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../engine/engine-jobs.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
 import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
 import { fixtures } from '../simulators/fleet-records.ts';

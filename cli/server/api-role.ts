@@ -6,9 +6,8 @@ import type { StreamLeases } from '../../api/events/open-streams.ts';
 import { TrustedProxies } from '../../api/trusted-proxies.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
-import type { JobQueue } from '../../engine/queue/job-queue.ts';
-import { scheduleTravelStart, unscheduleTravelStart } from '../../engine/start-engine.ts';
-import { enqueueDeliveries } from '../../engine/webhooks/start-webhook-delivery.ts';
+import { scheduleTravelStart, unscheduleTravelStart, type EngineQueue } from '../../engine/engine-jobs.ts';
+import { enqueueDeliveries, type WebhookQueue } from '../../engine/webhooks/webhook-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { listenAndStayUp } from '../../runtime/listening-server.ts';
@@ -33,8 +32,8 @@ export async function startApiRole(
     oauthTokenLimiter: RateLimiter;
     /** Counts open event streams per credential over every API process (REDIS_URL); absent, per process. */
     streamLeases?: StreamLeases;
-    engineQueue: JobQueue;
-    webhookQueue: JobQueue;
+    engineQueue: EngineQueue;
+    webhookQueue: WebhookQueue;
     commandBus: CommandBus;
     /** Serve GET /metrics on the API port (no METRICS_PORT). */
     metricsOnApiPort: boolean;

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { DeviceSignals } from '../../engine/device-signals.ts';
-import type { JobQueue } from '../../engine/queue/job-queue.ts';
+import type { EngineQueue } from '../../engine/engine-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
@@ -16,7 +16,7 @@ export interface RunningIngestRole {
 export async function startIngestRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; engineQueue: JobQueue; commandBus: CommandBus },
+  deps: { database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus },
 ): Promise<RunningIngestRole> {
   const signals = new DeviceSignals(deps.engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
   const commands = new CommandDelivery(deps.database.db, deps.commandBus, log, config.commands);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bullmqQueues, fromBullmqId, toBullmqId } from './bullmq-queues.ts';
+import { fromBullmqId, toBullmqId } from './bullmq-job-id.ts';
+import { bullmqQueues } from './bullmq-queues.ts';
 import { inProcessQueues } from './in-process-queue.ts';
 import type { Job, QueueBackend } from './job-queue.ts';
 

@@ -1,0 +1,20 @@
+import type { Db } from '../../db/database.ts';
+import { devicesBehind } from '../../db/engine-states.ts';
+import type { EngineQueue } from '../engine-jobs.ts';
+import { refreshEtas, type EtaRefreshSettings } from './refresh-etas.ts';
+import { startTravels } from './start-travels.ts';
+
+/** Devices put back on the queue by one catch-up; the next one takes the rest. */
+const CATCH_UP_DEVICES = 5_000;
+
+/**
+ * The repeated `eta-refresh` job, which is also the catch-up: travels whose start job was lost are
+ * started, every travel in progress gets fresh ETAs, and devices whose signal was lost (fixes after
+ * their cursor, or late fixes listed) go back on the queue.
+ */
+export async function refreshEtasAndCatchUp(db: Db, queue: EngineQueue, eta: EtaRefreshSettings): Promise<void> {
+  await startTravels(db);
+  await refreshEtas(db, eta);
+  const behind = await devicesBehind(db, CATCH_UP_DEVICES);
+  if (behind.length > 0) await queue.add('devices', { deviceIds: behind });
+}
