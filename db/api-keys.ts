@@ -1,8 +1,6 @@
-import { sql } from 'kysely';
-import { inTransaction, type Db } from './database.ts';
-import { DomainError } from '../domain/domain-error.ts';
-import type { AccessScope } from './access-scope.ts';
-import { parentColumns, revokeMinted, type CascadedRevocation, type MintingCredential } from './minted-credentials.ts';
+import { revokeCredential, type CredentialRecord } from './credentials.ts';
+import type { Db } from './database.ts';
+import { parentColumns, type CascadedRevocation, type MintingCredential } from './minted-credentials.ts';
 import type { ApiKey, DeviceMode } from './schema.ts';
 
 export interface NewApiKey {
@@ -56,90 +54,11 @@ function keysWithUsers(db: Db) {
 
 export type KeyRow = Awaited<ReturnType<typeof findKeysByPrefix>>[number];
 
-// Ids are PostgreSQL integers: a longer number names no key rather than failing the query.
-const MAX_KEY_ID = 2_147_483_647;
-
 /**
- * Revokes one key, named by id or by its clear prefix. Prefixes are not unique, so a prefix that
- * several keys share revokes none and lists them (revoke by id then); revoked keys count too, since
- * the operator may have meant one of those and must not lose another user's key instead. A key
- * already revoked is said to be so. Each refusal is a DomainError whose message is one line. What the
- * key minted through the API is revoked with it (`minted`).
+ * The operator's revocation of one key, named by id or by its clear prefix (revokeCredential says
+ * how a prefix several keys share is refused); what it minted through the API goes with it (`minted`).
  */
-export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<{ key: ApiKey; minted: CascadedRevocation[] }> {
-  const byId = /^\d+$/.test(idOrPrefix);
-  if (byId && Number(idOrPrefix) > MAX_KEY_ID) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
-  return inTransaction(db, async (trx) => {
-    // Locked, so a revocation running at the same time is seen here as already revoked.
-    const matches = await trx
-      .selectFrom('api_keys as k')
-      .innerJoin('users as u', 'u.id', 'k.user_id')
-      .select(['k.id', 'k.prefix', 'k.name', 'k.created_at', 'k.revoked_at', 'u.email'])
-      .$if(byId, (q) => q.where('k.id', '=', Number(idOrPrefix)))
-      .$if(!byId, (q) => q.where('k.prefix', '=', idOrPrefix))
-      .orderBy('k.id')
-      .forUpdate('k')
-      .execute();
-    if (matches.length === 0) throw new DomainError('not_found', `no API key matches "${idOrPrefix}"`);
-    const [only] = matches;
-    if (matches.every((k) => k.revoked_at !== null)) {
-      if (matches.length === 1) throw new DomainError('conflict', `API key ${only!.id} (${only!.prefix}…) is already revoked, since ${only!.revoked_at!.toISOString()}`);
-      const listed = matches.map((k) => `${k.id} (since ${k.revoked_at!.toISOString()})`);
-      throw new DomainError('conflict', `the ${matches.length} API keys with prefix "${idOrPrefix}" are already revoked: ${listed.join('; ')}`);
-    }
-    if (matches.length > 1) {
-      const listed = matches.map(
-        (k) => `${k.id} (user ${k.email}${k.name ? `, "${k.name}"` : ''}, created ${k.created_at.toISOString()}${k.revoked_at ? `, revoked ${k.revoked_at.toISOString()}` : ''})`,
-      );
-      throw new DomainError('conflict', `prefix "${idOrPrefix}" matches ${matches.length} keys, so none was revoked; revoke one by id: ${listed.join('; ')}`);
-    }
-    const key = await trx.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('id', '=', only!.id).returningAll().executeTakeFirstOrThrow();
-    return { key, minted: await revokeMinted(trx, { apiKeyIds: [key.id] }) };
-  });
-}
-
-/** Records use at most once a minute per key, so authentication does not write on every request. */
-export async function touchApiKey(db: Db, id: number): Promise<void> {
-  await db
-    .updateTable('api_keys')
-    .set({ last_used_at: sql`now()` })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
-    .execute();
-}
-
-const RECORD = ['id', 'name', 'prefix', 'mode', 'permissions', 'expires_at', 'revoked_at', 'last_used_at', 'created_at', 'parent_api_key_id', 'parent_oauth_client_id'] as const;
-
-/** The user's keys of the scope's mode by id, after `afterId`; `limit + 1` rows. Never the hashes. */
-export async function apiKeyPage(db: Db, scope: AccessScope, afterId: number | undefined, limit: number) {
-  return db
-    .selectFrom('api_keys')
-    .select(RECORD)
-    .where('user_id', '=', scope.userId)
-    .where('mode', '=', scope.mode)
-    .$if(afterId !== undefined, (q) => q.where('id', '>', afterId!))
-    .orderBy('id')
-    .limit(limit + 1)
-    .execute();
-}
-
-export type ApiKeyRecord = Awaited<ReturnType<typeof apiKeyPage>>[number];
-
-/**
- * Revokes a key of the scope's user and mode, and what it minted (`minted`); undefined when there is
- * none such. A key already revoked is returned as it is (`revokedNow: false`), so a repeated DELETE
- * answers the same. Run it in a transaction, so the key and what it minted go together.
- */
-export async function revokeOwnApiKey(
-  db: Db, scope: AccessScope, id: number,
-): Promise<{ key: ApiKeyRecord; revokedNow: boolean; minted: CascadedRevocation[] } | undefined> {
-  const revoked = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: sql`now()` })
-    .where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).where('revoked_at', 'is', null)
-    .returning(RECORD)
-    .executeTakeFirst();
-  if (revoked) return { key: revoked, revokedNow: true, minted: await revokeMinted(db, { apiKeyIds: [id] }) };
-  const found = await db.selectFrom('api_keys').select(RECORD).where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).executeTakeFirst();
-  return found && { key: found, revokedNow: false, minted: [] };
+export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<{ key: CredentialRecord; minted: CascadedRevocation[] }> {
+  const { record, minted } = await revokeCredential(db, 'api_key', idOrPrefix);
+  return { key: record, minted };
 }

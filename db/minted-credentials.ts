@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { CREDENTIAL_KIND_NAMES, CREDENTIAL_KINDS, type CredentialKind } from './credential-kinds.ts';
 import type { Db } from './database.ts';
 import type { DeviceMode } from './schema.ts';
 
@@ -15,7 +16,7 @@ export function parentColumns(parent: MintingCredential | undefined) {
 
 /** A credential revoked because the one that minted it (or an ancestor of it) was. */
 export interface CascadedRevocation {
-  kind: 'api_key' | 'oauth_client';
+  kind: CredentialKind;
   id: number;
   /** The key's prefix or the client's public id, for the audit log. */
   label: string;
@@ -28,45 +29,38 @@ export interface CascadedRevocation {
 const MAX_DEPTH = 64;
 
 /**
- * Revokes everything the given credentials minted, and what those minted, down the whole tree, with
- * the tokens of every OAuth client among them; inside the caller's transaction, beside the revocation
- * of the roots. What was already revoked is left as it is (its own descendants went with it).
+ * What goes with a revoked credential: its tokens when it is an OAuth client, everything it minted,
+ * and what those minted, down the whole tree, with the tokens of every OAuth client among them;
+ * inside the caller's transaction, beside the revocation of the root. What was already revoked is
+ * left as it is (its own descendants went with it).
  */
-export async function revokeMinted(db: Db, roots: { apiKeyIds?: number[]; oauthClientIds?: number[] }): Promise<CascadedRevocation[]> {
+export async function revokeMinted(db: Db, root: { kind: CredentialKind; id: number }): Promise<CascadedRevocation[]> {
   const revoked: CascadedRevocation[] = [];
-  let keyIds = roots.apiKeyIds ?? [];
-  let clientIds = roots.oauthClientIds ?? [];
+  let keyIds = root.kind === 'api_key' ? [root.id] : [];
+  let clientIds = root.kind === 'oauth_client' ? [root.id] : [];
+  await revokeTokens(db, clientIds);
   for (let depth = 0; depth < MAX_DEPTH && (keyIds.length > 0 || clientIds.length > 0); depth++) {
-    const { rows: keys } = await sql<{ id: number; prefix: string; user_id: number; mode: DeviceMode; parent_api_key_id: number | null; parent_oauth_client_id: number | null }>`
-      UPDATE api_keys SET revoked_at = now()
-      WHERE revoked_at IS NULL AND (parent_api_key_id = ANY(${keyIds}::int[]) OR parent_oauth_client_id = ANY(${clientIds}::int[]))
-      RETURNING id, prefix, user_id, mode, parent_api_key_id, parent_oauth_client_id`.execute(db);
-    const { rows: clients } = await sql<{ id: number; client_id: string; user_id: number; mode: DeviceMode; parent_api_key_id: number | null; parent_oauth_client_id: number | null }>`
-      UPDATE oauth_clients SET revoked_at = now()
-      WHERE revoked_at IS NULL AND (parent_api_key_id = ANY(${keyIds}::int[]) OR parent_oauth_client_id = ANY(${clientIds}::int[]))
-      RETURNING id, client_id, user_id, mode, parent_api_key_id, parent_oauth_client_id`.execute(db);
-    if (clients.length > 0) {
-      await sql`UPDATE oauth_tokens SET revoked_at = now() WHERE client_id = ANY(${clients.map((c) => c.id)}::int[]) AND revoked_at IS NULL`.execute(db);
+    const level: CascadedRevocation[] = [];
+    for (const kind of CREDENTIAL_KIND_NAMES) {
+      const { table, label } = CREDENTIAL_KINDS[kind];
+      const { rows } = await sql<{ id: number; label: string; user_id: number; mode: DeviceMode; parent_api_key_id: number | null; parent_oauth_client_id: number | null }>`
+        UPDATE ${sql.table(table)} SET revoked_at = now()
+        WHERE revoked_at IS NULL AND (parent_api_key_id = ANY(${keyIds}::int[]) OR parent_oauth_client_id = ANY(${clientIds}::int[]))
+        RETURNING id, ${sql.ref(label)} AS label, user_id, mode, parent_api_key_id, parent_oauth_client_id`.execute(db);
+      for (const r of rows) level.push({ kind, id: r.id, label: r.label, userId: r.user_id, mode: r.mode, parent: parentOf(r) });
     }
-    const parent = (r: { parent_api_key_id: number | null; parent_oauth_client_id: number | null }): MintingCredential =>
-      r.parent_api_key_id !== null ? { apiKeyId: r.parent_api_key_id } : { oauthClientId: r.parent_oauth_client_id! };
-    for (const k of keys) revoked.push({ kind: 'api_key', id: k.id, label: k.prefix, userId: k.user_id, mode: k.mode, parent: parent(k) });
-    for (const c of clients) revoked.push({ kind: 'oauth_client', id: c.id, label: c.client_id, userId: c.user_id, mode: c.mode, parent: parent(c) });
-    keyIds = keys.map((k) => k.id);
-    clientIds = clients.map((c) => c.id);
+    keyIds = level.filter((r) => r.kind === 'api_key').map((r) => r.id);
+    clientIds = level.filter((r) => r.kind === 'oauth_client').map((r) => r.id);
+    await revokeTokens(db, clientIds);
+    revoked.push(...level);
   }
   return revoked;
 }
 
-/** The audit entries of a cascade: each credential revoked with the one that minted it, named. */
-export function cascadeAuditEntries(cascaded: readonly CascadedRevocation[]) {
-  return cascaded.map((r) => ({
-    action: `${r.kind}.revoked`,
-    targetType: r.kind,
-    targetId: String(r.id),
-    details: {
-      ...(r.kind === 'api_key' ? { prefix: r.label } : { clientId: r.label }),
-      revokedWith: 'apiKeyId' in r.parent ? { apiKeyId: r.parent.apiKeyId } : { oauthClientId: r.parent.oauthClientId },
-    },
-  }));
+const parentOf = (r: { parent_api_key_id: number | null; parent_oauth_client_id: number | null }): MintingCredential =>
+  r.parent_api_key_id !== null ? { apiKeyId: r.parent_api_key_id } : { oauthClientId: r.parent_oauth_client_id! };
+
+async function revokeTokens(db: Db, clientIds: number[]): Promise<void> {
+  if (clientIds.length === 0) return;
+  await sql`UPDATE oauth_tokens SET revoked_at = now() WHERE client_id = ANY(${clientIds}::int[]) AND revoked_at IS NULL`.execute(db);
 }

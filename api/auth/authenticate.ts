@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import type { Logger } from '../../runtime/logger.ts';
-import { findKeyById, findKeysByPrefix, touchApiKey, type KeyRow } from '../../db/api-keys.ts';
-import { touchOauthClient } from '../../db/oauth-clients.ts';
+import { findKeyById, findKeysByPrefix, type KeyRow } from '../../db/api-keys.ts';
+import { touchCredential } from '../../db/credentials.ts';
 import { findOauthToken, type OauthTokenRow } from '../../db/oauth-tokens.ts';
 import { consumeStreamToken } from '../../db/stream-tokens.ts';
 import type { Db } from '../../db/database.ts';
@@ -119,7 +119,7 @@ export function authenticate(db: Db, log: Logger, cache: CredentialCache = new C
     if (now - (touchedAt.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
     if (touchedAt.size > 100_000) touchedAt.clear();
     touchedAt.set(id, now);
-    const write = credential.kind === 'api_key' ? touchApiKey(db, credential.id) : touchOauthClient(db, credential.clientId);
+    const write = credential.kind === 'api_key' ? touchCredential(db, 'api_key', credential.id) : touchCredential(db, 'oauth_client', credential.clientId);
     write.catch((error: Error) => log.warn('could not record credential use', { credential: id, error: error.message }));
   };
   return createMiddleware<AppEnv>(async (c, next) => {

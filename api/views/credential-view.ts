@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ApiKeyRecord } from '../../db/api-keys.ts';
-import type { OauthClientRecord } from '../../db/oauth-clients.ts';
+import type { CredentialRecord } from '../../db/credentials.ts';
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
@@ -18,6 +17,19 @@ function mintedBy(r: { parent_api_key_id: number | null; parent_oauth_client_id:
 }
 const time = (description: string) => z.string().nullable().openapi({ format: 'date-time', description });
 
+/** What every credential shows of its life, after the fields of its kind. */
+const lifeFields = () => ({
+  createdAt: z.string().openapi({ format: 'date-time' }),
+  expiresAt: time('null: it does not expire'),
+  lastUsedAt: time('To the minute'),
+  revokedAt: time('null while it works'),
+  mintedBy: MintedBySchema,
+});
+
+const lifeView = (r: CredentialRecord) => ({
+  createdAt: r.created_at.toISOString(), expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at), mintedBy: mintedBy(r),
+});
+
 export const ApiKeySchema = z
   .object({
     id: z.number().int(),
@@ -25,11 +37,7 @@ export const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'The first characters of the key, kept in clear to tell keys apart', example: 'fc_live_AbC123' }),
     mode: z.enum(['live', 'test']),
     permissions: z.array(z.string()).openapi({ example: ['*'] }),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    expiresAt: time('null: it does not expire'),
-    lastUsedAt: time('To the minute'),
-    revokedAt: time('null while it works'),
-    mintedBy: MintedBySchema,
+    ...lifeFields(),
   })
   .openapi('ApiKey');
 
@@ -37,11 +45,8 @@ export const NewApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({ description: 'The whole key: shown only now (only its hash is kept)', example: 'fc_live_AbC123xYz…' }),
 }).openapi('ApiKeyCreated');
 
-export function apiKeyView(k: ApiKeyRecord): z.infer<typeof ApiKeySchema> {
-  return {
-    id: k.id, name: k.name, prefix: k.prefix, mode: k.mode, permissions: k.permissions, createdAt: k.created_at.toISOString(),
-    expiresAt: iso(k.expires_at), lastUsedAt: iso(k.last_used_at), revokedAt: iso(k.revoked_at), mintedBy: mintedBy(k),
-  };
+export function apiKeyView(k: CredentialRecord): z.infer<typeof ApiKeySchema> {
+  return { id: k.id, name: k.name, prefix: k.label, mode: k.mode, permissions: k.grants, ...lifeView(k) };
 }
 
 export const OauthClientSchema = z
@@ -51,11 +56,7 @@ export const OauthClientSchema = z
     name: z.string().nullable(),
     mode: z.enum(['live', 'test']),
     scopes: z.array(z.string()).openapi({ description: 'Permission names its tokens may hold', example: ['vehicles:read', 'events:read'] }),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    expiresAt: time('null: it does not expire'),
-    lastUsedAt: time('To the minute'),
-    revokedAt: time('null while it works'),
-    mintedBy: MintedBySchema,
+    ...lifeFields(),
   })
   .openapi('OauthClient');
 
@@ -63,9 +64,6 @@ export const NewOauthClientSchema = OauthClientSchema.extend({
   clientSecret: z.string().openapi({ description: 'Shown only now (only its hash is kept)', example: 'fcs_…' }),
 }).openapi('OauthClientCreated');
 
-export function oauthClientView(c: OauthClientRecord): z.infer<typeof OauthClientSchema> {
-  return {
-    id: c.id, clientId: c.client_id, name: c.name, mode: c.mode, scopes: c.scopes, createdAt: c.created_at.toISOString(),
-    expiresAt: iso(c.expires_at), lastUsedAt: iso(c.last_used_at), revokedAt: iso(c.revoked_at), mintedBy: mintedBy(c),
-  };
+export function oauthClientView(c: CredentialRecord): z.infer<typeof OauthClientSchema> {
+  return { id: c.id, clientId: c.label, name: c.name, mode: c.mode, scopes: c.grants, ...lifeView(c) };
 }

@@ -8,7 +8,7 @@ import { printResult } from '../output.ts';
 import { parseSpeedLimit } from '../speed-limit-option.ts';
 import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
-import { parseMode } from './key.ts';
+import { parseMode } from '../mode-option.ts';
 
 export const deviceUsage = [
   'fleet device add --account ID --imei IMEI --name NAME --plates PLATES [--users ID|EMAIL,...] [--mode live|test] [--protocol NAME] [--speed-limit KMH] [--json]',

@@ -8,7 +8,7 @@ import { GeoJsonError, geofencesFromGeoJson } from '../geojson-geofences.ts';
 import { printResult } from '../output.ts';
 import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
-import { parseMode } from './key.ts';
+import { parseMode } from '../mode-option.ts';
 
 export const geofenceUsage = 'fleet geofence import --account ID [--mode live|test] FILE.geojson [--json]';
 
