@@ -4,6 +4,7 @@ import { inTransaction, type Db } from './database.ts';
 import { applyReportsSql, insertReportsSql } from './device-reports.ts';
 import { appendEventsSql } from './event-log.ts';
 import { upsertListingLateFixesSql } from './late-fixes.ts';
+import { POSITION_COLUMN_LIST, positionArrays } from './position-columns.ts';
 import { reportAlarmEvents } from './vehicle-events.ts';
 import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
@@ -14,15 +15,8 @@ const whole = int4OrNull;
 /** The history rows of a batch; a fix already stored (same device and fix time) is skipped. */
 export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknown> {
   return sql`
-    INSERT INTO positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes)
-    SELECT * FROM unnest(
-      ${column(fixes, (f) => f.deviceId)}::int[], ${column(fixes, (f) => f.fixTime.toISOString())}::timestamptz[],
-      ${column(fixes, (f) => f.receivedAt.toISOString())}::timestamptz[], ${column(fixes, (f) => f.valid)}::bool[],
-      ${column(fixes, (f) => f.latitude)}::float8[], ${column(fixes, (f) => f.longitude)}::float8[],
-      ${column(fixes, (f) => finite(f.altitude))}::float8[], ${column(fixes, (f) => finite(f.speedKmh))}::float8[],
-      ${column(fixes, (f) => finite(f.heading))}::float8[], ${column(fixes, (f) => whole(f.satellites))}::int[],
-      ${column(fixes, (f) => f.ignition ?? null)}::bool[], ${column(fixes, (f) => JSON.stringify(f.attributes ?? {}))}::jsonb[]
-    )
+    INSERT INTO positions (${sql.raw(POSITION_COLUMN_LIST)})
+    SELECT * FROM unnest(${positionArrays(fixes)})
     ON CONFLICT (device_id, fix_time) DO NOTHING
   `;
 }

@@ -3,30 +3,19 @@ import { Readable } from 'node:stream';
 import type { RawBuilder } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { finiteOrNull, int4OrNull } from './column-values.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 import { batchStatements, insertFixesSkippingStored } from './position-batches.ts';
+import { POSITION_COLUMN_LIST, positionCopyLine } from './position-columns.ts';
 import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
-const COPY_POSITIONS =
-  'COPY positions (device_id, fix_time, server_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites, ignition, attributes) FROM STDIN';
-
-const NULL = '\\N';
-const real = (v: number | null | undefined) => (finiteOrNull(v) === null ? NULL : String(v));
-const integer = (v: number | null | undefined) => (int4OrNull(v) === null ? NULL : String(v));
-const flag = (v: boolean | null | undefined) => (v == null ? NULL : v ? 't' : 'f');
-// COPY's text format reads backslashes as escapes; JSON text never holds a raw tab or newline.
-const jsonText = (v: Record<string, unknown> | undefined) => JSON.stringify(v ?? {}).replaceAll('\\', '\\\\');
+const COPY_POSITIONS = `COPY positions (${POSITION_COLUMN_LIST}) FROM STDIN`;
 
 /** One batch as COPY text, rows in chunks so a large batch is streamed while it is formatted. */
 function* copyRows(fixes: StoredFix[], chunkRows = 256): Generator<string> {
   let chunk = '';
   for (let i = 0; i < fixes.length; i++) {
-    const f = fixes[i]!;
-    chunk +=
-      `${f.deviceId}\t${f.fixTime.toISOString()}\t${f.receivedAt.toISOString()}\t${flag(f.valid)}\t${f.latitude}\t${f.longitude}\t` +
-      `${real(f.altitude)}\t${real(f.speedKmh)}\t${real(f.heading)}\t${integer(f.satellites)}\t${flag(f.ignition)}\t${jsonText(f.attributes)}\n`;
+    chunk += positionCopyLine(fixes[i]!);
     if ((i + 1) % chunkRows === 0) {
       yield chunk;
       chunk = '';

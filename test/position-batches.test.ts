@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixBatchWriter, type BatchWrite } from '../db/fix-batch-writer.ts';
 import type { StoredFix } from '../domain/stored-rows.ts';
 import { insertDeadLetters, listDeadLetters } from '../db/dead-letters.ts';
+import { insertFixesSkippingStored } from '../db/position-batches.ts';
+import { copyFixBatch } from '../db/position-copy.ts';
 import { GroupCommitWriter } from '../ingest/group-commit.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -144,3 +146,22 @@ describe.skipIf(!process.env.DATABASE_URL)('concurrent batches of one device (Po
   });
 });
 
+
+describe.skipIf(!process.env.DATABASE_URL)('the two writers (PostgreSQL)', () => {
+  it('store a fix through COPY exactly as through the INSERT, odd values included', async () => {
+    const viaCopy = await fixtures(database.db).device(accountId);
+    const viaInsert = await fixtures(database.db).device(accountId);
+    const receivedAt = new Date('2024-05-03T10:00:01.250Z');
+    const odd: Partial<StoredFix> = {
+      receivedAt, altitude: Number.NaN, speedKmh: 12.5, heading: null, satellites: 2 ** 40, ignition: null, valid: false,
+      attributes: { note: 'tab\tnew\nline\rback\\slash \\N', nested: { io: [1, 2] } },
+    };
+    await copyFixBatch(database.pool!, database.db, [fix(viaCopy.id, '2024-05-03T10:00:00.125Z', odd)], []);
+    await insertFixesSkippingStored([fix(viaInsert.id, '2024-05-03T10:00:00.125Z', odd)]).execute(database.db);
+    const row = (deviceId: number) =>
+      database.db.selectFrom('positions').selectAll().where('device_id', '=', deviceId).executeTakeFirstOrThrow().then(({ device_id, ...rest }) => rest);
+    const copied = await row(viaCopy.id);
+    expect(copied).toMatchObject({ altitude: null, speed_kmh: 12.5, satellites: null, valid: false, server_time: receivedAt });
+    expect(copied).toEqual(await row(viaInsert.id));
+  });
+});
