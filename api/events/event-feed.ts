@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Db } from '../../db/database.ts';
 import { eventsAfter, lastEventId, type LoggedEvent } from '../../db/event-log.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
+import { CoalescedRun } from '../../runtime/coalesced-run.ts';
 import type { Logger } from '../../runtime/logger.ts';
 
 export type FeedListener = (events: LoggedEvent[]) => void;
@@ -30,10 +31,10 @@ export class EventFeed {
   private lastId = '0';
   private timer: NodeJS.Timeout | undefined;
   private notifications: NotificationListener | undefined;
-  private reading: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
-  private failing = false;
+  private readonly reads = new CoalescedRun(() => this.readNew(), {
+    failed: (error) => this.log.warn('event feed cannot read the log; streams wait and catch up', { error: error.message }),
+    recovered: () => this.log.info('event feed reads the log again'),
+  });
 
   private constructor(
     private readonly db: Db,
@@ -64,27 +65,7 @@ export class EventFeed {
 
   /** Reads now (or right after the read under way); safe to call at any time. */
   read(): void {
-    if (this.closed) return;
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = this.readNew()
-      .then(() => {
-        if (this.failing) this.log.info('event feed reads the log again');
-        this.failing = false;
-      })
-      .catch((error: Error) => {
-        if (!this.failing) this.log.warn('event feed cannot read the log; streams wait and catch up', { error: error.message });
-        this.failing = true;
-      })
-      .finally(() => {
-        this.reading = undefined;
-        if (this.again) {
-          this.again = false;
-          this.read();
-        }
-      });
+    this.reads.request();
   }
 
   private async readNew(): Promise<void> {
@@ -109,10 +90,9 @@ export class EventFeed {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     clearInterval(this.timer);
     this.notifications?.close();
-    await this.reading;
+    await this.reads.close();
     const ended = [...this.listeners.values()];
     this.listeners.clear();
     for (const end of ended) end();

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { fanOutEvents } from '../../db/webhook-deliveries.ts';
+import { CoalescedRun } from '../../runtime/coalesced-run.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { engineMetrics } from '../engine-metrics.ts';
 import type { DeliveryDispatcher } from './delivery-dispatcher.ts';
@@ -15,10 +16,9 @@ const FAN_OUT_BATCH = 1_000;
  * at the next wake.
  */
 export class EventFanOut {
-  private fanning: Promise<void> | undefined;
-  private again = false;
-  private failing = false;
-  private closed = false;
+  private readonly reads = new CoalescedRun(() => this.readAll(), {
+    failed: (error) => this.log.warn('webhook fan-out failed; retrying', { error: error.message }),
+  });
 
   constructor(
     private readonly db: Db,
@@ -28,33 +28,11 @@ export class EventFanOut {
   ) {}
 
   /** Reads the log now, or once more after the read in progress (a notification, a poll). */
-  readonly wake = (): void => {
-    if (this.closed) return;
-    if (this.fanning) {
-      this.again = true;
-      return;
-    }
-    this.fanning = this.readAll()
-      .then(() => {
-        this.failing = false;
-      })
-      .catch((error: Error) => {
-        if (!this.failing) this.log.warn('webhook fan-out failed; retrying', { error: error.message });
-        this.failing = true;
-      })
-      .finally(() => {
-        this.fanning = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
-  };
+  readonly wake = (): void => this.reads.request();
 
   /** No read starts again; resolves when the one running has ended. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.fanning;
+  close(): Promise<void> {
+    return this.reads.close();
   }
 
   private async readAll(): Promise<void> {
