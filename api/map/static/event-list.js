@@ -13,7 +13,8 @@ export function describeEvent(event) {
   switch (event.type) {
     case 'vehicle.geofence.enter': return `entered ${d.geofence?.name}`;
     case 'vehicle.geofence.exit': return `left ${d.geofence?.name}`;
-    case 'vehicle.status.changed': return `${d.from} → ${d.to}`;
+    // A vehicle's first status has no status before it (from is null).
+    case 'vehicle.status.changed': return d.from == null ? `now ${d.to}` : `${d.from} → ${d.to}`;
     case 'vehicle.ignition.on': return 'ignition on';
     case 'vehicle.ignition.off': return 'ignition off';
     case 'vehicle.overspeed': return `${d.speedKmh} km/h, limit ${d.limitKmh} km/h`;
