@@ -1,6 +1,8 @@
 import type { Logger } from '../../runtime/logger.ts';
 import type { GeocoderSettings, ReverseGeocoder } from './reverse-geocoder.ts';
 import { createOfflineGeocoder } from './offline-geocoder.ts';
+import { createOnlineGeocoder } from './online-geocoder.ts';
+import { ONLINE_PROVIDERS } from './online-providers.ts';
 
 /** Geocoding off: no point has an address. */
 const noGeocoder: ReverseGeocoder = { reverse: async () => null };
@@ -18,7 +20,19 @@ export function createGeocoder(settings: GeocoderSettings, log: Logger): Reverse
       return createOfflineGeocoder(geocoderLog);
     case 'nominatim':
     case 'photon':
-    case 'pelias':
-      throw new Error(`GEOCODER=${settings.provider} is not available yet in this build; use offline`);
+    case 'pelias': {
+      // cli/config.ts refuses an online provider without GEOCODER_URL; this guards other callers.
+      if (!settings.url) throw new Error(`GEOCODER=${settings.provider} needs GEOCODER_URL, the provider's base URL`);
+      return createOnlineGeocoder({
+        provider: ONLINE_PROVIDERS[settings.provider],
+        url: settings.url,
+        ...(settings.key ? { key: settings.key } : {}),
+        timeoutMs: settings.timeoutMs,
+        requestsPerSecond: settings.requestsPerSecond,
+        cacheSize: settings.cacheSize,
+        fallback: createOfflineGeocoder(geocoderLog),
+        log: geocoderLog,
+      });
+    }
   }
 }
