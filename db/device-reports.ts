@@ -12,7 +12,8 @@ interface DeviceReportSummary {
   attributes: Record<string, unknown>;
   power: number | null;
   battery: number | null;
-  rssi: number | null;
+  signalStrength: number | null;
+  connectionType: string | null;
   ignition: boolean | null;
 }
 
@@ -23,7 +24,7 @@ function summarise(reports: StoredReport[]): DeviceReportSummary[] {
   for (const r of ordered) {
     let s = byDevice.get(r.deviceId);
     if (!s) {
-      s = { deviceId: r.deviceId, receivedAt: r.receivedAt, time: reportTime(r), attributes: {}, power: null, battery: null, rssi: null, ignition: null };
+      s = { deviceId: r.deviceId, receivedAt: r.receivedAt, time: reportTime(r), attributes: {}, power: null, battery: null, signalStrength: null, connectionType: null, ignition: null };
       byDevice.set(r.deviceId, s);
     }
     if (r.receivedAt > s.receivedAt) s.receivedAt = r.receivedAt;
@@ -32,7 +33,8 @@ function summarise(reports: StoredReport[]): DeviceReportSummary[] {
     Object.assign(s.attributes, a);
     s.power = num(a.power) ?? s.power;
     s.battery = num(a.battery) ?? s.battery;
-    s.rssi = int4OrNull(num(a.rssi)) ?? s.rssi;
+    s.signalStrength = int4OrNull(num(r.signalStrength)) ?? s.signalStrength;
+    s.connectionType = r.connectionType ?? s.connectionType;
     if (typeof a.ignition === 'boolean') s.ignition = a.ignition;
   }
   return [...byDevice.values()].sort((a, b) => a.deviceId - b.deviceId);
@@ -42,9 +44,9 @@ export const reportTime = (r: StoredReport): Date => r.time ?? r.receivedAt;
 
 /**
  * Telemetry without a fix moves each device's last report time (never back) and, when it is not older
- * than the device's newest fix, its battery, power, signal and ignition, with its attributes merged into
- * the latest state's. A heartbeat from a device that never had a fix still counts as a report: every
- * device has its latest-state row from its registration.
+ * than the device's newest fix, its battery, power, signal, network type and ignition, with its
+ * attributes merged into the latest state's. A heartbeat from a device that never had a fix still
+ * counts as a report: every device has its latest-state row from its registration.
  */
 export function applyReportsSql(reports: StoredReport[]): RawBuilder<unknown> {
   const s = summarise(reports);
@@ -54,14 +56,16 @@ export function applyReportsSql(reports: StoredReport[]): RawBuilder<unknown> {
       last_report_at = greatest(d.last_report_at, r.received_at),
       power_voltage = CASE WHEN ${current} THEN coalesce(r.power, d.power_voltage) ELSE d.power_voltage END,
       backup_voltage = CASE WHEN ${current} THEN coalesce(r.battery, d.backup_voltage) ELSE d.backup_voltage END,
-      signal_strength = CASE WHEN ${current} THEN coalesce(r.rssi, d.signal_strength) ELSE d.signal_strength END,
+      signal_strength = CASE WHEN ${current} THEN coalesce(r.signal_strength, d.signal_strength) ELSE d.signal_strength END,
+      connection_type = CASE WHEN ${current} THEN coalesce(r.connection_type, d.connection_type) ELSE d.connection_type END,
       ignition = CASE WHEN ${current} THEN coalesce(r.ignition, d.ignition) ELSE d.ignition END,
       attributes = CASE WHEN ${current} THEN d.attributes || r.attributes ELSE d.attributes END
     FROM unnest(
       ${s.map((r) => r.deviceId)}::int[], ${s.map((r) => r.receivedAt.toISOString())}::timestamptz[],
       ${s.map((r) => r.time.toISOString())}::timestamptz[], ${s.map((r) => r.power)}::float8[], ${s.map((r) => r.battery)}::float8[],
-      ${s.map((r) => r.rssi)}::int[], ${s.map((r) => r.ignition)}::bool[], ${s.map((r) => JSON.stringify(r.attributes))}::jsonb[]
-    ) AS r(device_id, received_at, at, power, battery, rssi, ignition, attributes)
+      ${s.map((r) => r.signalStrength)}::int[], ${s.map((r) => r.connectionType)}::text[], ${s.map((r) => r.ignition)}::bool[],
+      ${s.map((r) => JSON.stringify(r.attributes))}::jsonb[]
+    ) AS r(device_id, received_at, at, power, battery, signal_strength, connection_type, ignition, attributes)
     WHERE d.device_id = r.device_id
   `;
 }

@@ -75,6 +75,12 @@ const STATE_COLUMNS = [
   'odometer_km', 'power_voltage', 'backup_voltage', 'signal_strength', 'connection_type', 'address', 'driver_id', 'attributes',
 ] as const;
 
+/**
+ * Kept from earlier reports when a newer fix does not say them: trackers report their battery, signal
+ * and network in some messages only (a GT06 between its heartbeats), and status shows the last known.
+ */
+const LAST_KNOWN_COLUMNS: ReadonlySet<string> = new Set(['backup_voltage', 'signal_strength', 'connection_type']);
+
 /** The latest state per device; an older fix than the stored one only moves `last_report_at`. */
 export async function upsertLatest(db: Db, fixes: StoredFix[]): Promise<void> {
   if (fixes.length > 0) await upsertLatestSql(fixes).execute(db);
@@ -82,9 +88,10 @@ export async function upsertLatest(db: Db, fixes: StoredFix[]): Promise<void> {
 
 export function upsertLatestSql(fixes: StoredFix[]): RawBuilder<unknown> {
   const newer = sql`(device_states.fix_time IS NULL OR excluded.fix_time > device_states.fix_time)`;
-  const updates = STATE_COLUMNS.map(
-    (c) => sql`${sql.ref(c)} = CASE WHEN ${newer} THEN excluded.${sql.ref(c)} ELSE device_states.${sql.ref(c)} END`,
-  );
+  const updates = STATE_COLUMNS.map((c) => {
+    const value = LAST_KNOWN_COLUMNS.has(c) ? sql`coalesce(excluded.${sql.ref(c)}, device_states.${sql.ref(c)})` : sql`excluded.${sql.ref(c)}`;
+    return sql`${sql.ref(c)} = CASE WHEN ${newer} THEN ${value} ELSE device_states.${sql.ref(c)} END`;
+  });
   return sql`
     INSERT INTO device_states (device_id, last_report_at, fix_time, valid, latitude, longitude, altitude, speed_kmh, heading, satellites,
       ignition, motion, odometer_km, power_voltage, backup_voltage, signal_strength, connection_type, address, driver_id, attributes)

@@ -40,5 +40,8 @@ export interface StoredReport {
   receivedAt: Date;
   /** The device's own time for it, when it sent one. */
   time?: Date | null;
+  /** GSM signal, 0 to 31. */
+  signalStrength?: number | null;
+  connectionType?: string | null;
   attributes?: Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 import type { CommandEncoder } from '../domain/commands/command-catalog.ts';
+import type { ConnectionType } from '../domain/device-signal.ts';
 
 /**
  * The contract every tracker protocol implements: a framer that cuts a byte stream into whole
@@ -14,7 +15,18 @@ import type { CommandEncoder } from '../domain/commands/command-catalog.ts';
  */
 export type AttributeValue = string | number | boolean;
 
-export interface DecodedPosition {
+/**
+ * The tracker's radio in the specification's terms (domain/device-signal.ts), set by the decoder that
+ * knows its protocol's scale; the raw values stay in the attributes (`rssi` and the protocol's own).
+ */
+export interface DecodedRadio {
+  /** GSM signal, 0 to 31, converted from the protocol's own scale. */
+  signalStrength?: number;
+  /** The network technology the tracker says it is on. */
+  connectionType?: ConnectionType;
+}
+
+export interface DecodedPosition extends DecodedRadio {
   fixTime: Date;
   /** The device says the fix is valid (GPS lock). */
   valid: boolean;
@@ -33,7 +45,7 @@ export interface DecodedPosition {
  * Telemetry without a position fix: a heartbeat with battery and signal, an alarm, a command's
  * result. It updates the device's latest state and last-report time, but adds no position.
  */
-export interface DecodedReport {
+export interface DecodedReport extends DecodedRadio {
   time?: Date;
   attributes: Record<string, AttributeValue>;
 }

@@ -27,8 +27,8 @@ const RANGES = {
   odometerKm: { min: 0, max: 100_000_000, whole: false },
   powerVoltage: { min: 0, max: 1_000, whole: false },
   backupVoltage: { min: 0, max: 1_000, whole: false },
-  /** GSM CSQ 0–31, or dBm. */
-  signalStrength: { min: -150, max: 150, whole: true },
+  /** The specification's GSM scale, which decoders convert to (domain/device-signal.ts). */
+  signalStrength: { min: 0, max: 31, whole: true },
 } as const;
 
 export type RangeCheckedField = keyof typeof RANGES;
@@ -68,7 +68,8 @@ export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date
     odometerKm: inRange('odometerKm', odometer, outOfRange),
     powerVoltage: inRange('powerVoltage', a.power, outOfRange),
     backupVoltage: inRange('backupVoltage', a.battery, outOfRange),
-    signalStrength: inRange('signalStrength', a.rssi, outOfRange),
+    signalStrength: inRange('signalStrength', p.signalStrength, outOfRange),
+    connectionType: p.connectionType ?? null,
     driverId: typeof a.driverUniqueId === 'string' ? a.driverUniqueId : null,
     attributes: a,
   };
@@ -77,7 +78,10 @@ export function storedFix(deviceId: number, p: DecodedPosition, receivedAt: Date
 /** Telemetry without a fix, as a row. */
 export function storedReport(deviceId: number, r: DecodedReport, receivedAt: Date): StoredReport {
   const time = r.time && Number.isFinite(r.time.getTime()) && storableYear(r.time) ? r.time : null;
-  return { deviceId, receivedAt, time, attributes: storableAttributes(r.attributes) };
+  const row: StoredReport = { deviceId, receivedAt, time, attributes: storableAttributes(r.attributes) };
+  if (r.signalStrength !== undefined) row.signalStrength = r.signalStrength;
+  if (r.connectionType !== undefined) row.connectionType = r.connectionType;
+  return row;
 }
 
 const storableYear = (t: Date) => t.getUTCFullYear() >= 1990 && t.getUTCFullYear() <= 2200;

@@ -251,7 +251,8 @@ describe('what cannot be stored as a fix', () => {
     t.send(gt06Heartbeat({ ignition: true, voltageLevel: 5, gsm: 4, alarmCode: 1 }, 2));
     expect((await t.read(10)).subarray(3, 4).toString('hex')).toBe('13'); // the heartbeat's answer, after the commit
     const state = await database.db.selectFrom('device_states').select(['ignition', 'signal_strength', 'attributes', 'last_report_at']).where('device_id', '=', device.id).executeTakeFirstOrThrow();
-    expect(state).toMatchObject({ ignition: true, signal_strength: 4, attributes: { alarm: 'sos', batteryLevel: 83 } });
+    // GSM level 4 of Concox's 0–4 is the top of the specification's 0–31; the raw level stays as rssi.
+    expect(state).toMatchObject({ ignition: true, signal_strength: 31, attributes: { alarm: 'sos', batteryLevel: 83, rssi: 4 } });
     const reports = await database.db.selectFrom('device_reports').select('attributes').where('device_id', '=', device.id).execute();
     expect(reports).toEqual([{ attributes: expect.objectContaining({ alarm: 'sos', ignition: true, rssi: 4 }) }]);
     t.end();

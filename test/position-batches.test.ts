@@ -91,13 +91,23 @@ describe(`the batch writer (${process.env.DATABASE_URL ? 'COPY on PostgreSQL' : 
     expect(await lateFixes(device.id)).toEqual(['2024-05-01T10:00:05.000Z']);
   });
 
+  it('keeps the last known backup voltage, signal and network type when a newer fix does not report them', async () => {
+    const device = await fixtures(database.db).device(accountId);
+    await write([fix(device.id, '2024-05-01T10:00:00Z', { backupVoltage: 4.1, signalStrength: 23, connectionType: '4G' })], []);
+    await write([fix(device.id, '2024-05-01T10:00:10Z')], []);
+    expect(await latestState(device.id)).toMatchObject({ backup_voltage: 4.1, signal_strength: 23, connection_type: '4G' });
+    await write([fix(device.id, '2024-05-01T10:00:20Z', { signalStrength: 8, connectionType: '2G' })], []);
+    expect(await latestState(device.id)).toMatchObject({ backup_voltage: 4.1, signal_strength: 8, connection_type: '2G' });
+  });
+
   it('keeps telemetry without a fix: the latest state takes its battery, signal and attributes, and the report is kept', async () => {
     const device = await fixtures(database.db).device(accountId);
     const at = new Date('2024-05-01T10:05:00Z');
-    await write([], [{ deviceId: device.id, receivedAt: at, time: at, attributes: { alarm: 'sos', battery: 4.05, rssi: 21 } }]);
+    const radio = { signalStrength: 21, connectionType: '4G' };
+    await write([], [{ deviceId: device.id, receivedAt: at, time: at, ...radio, attributes: { alarm: 'sos', battery: 4.05, rssi: 4 } }]);
     let state = await latestState(device.id);
     // A device that never had a fix still shows its report time and telemetry.
-    expect(state).toMatchObject({ fix_time: null, latitude: null, backup_voltage: 4.05, signal_strength: 21, attributes: { alarm: 'sos' } });
+    expect(state).toMatchObject({ fix_time: null, latitude: null, backup_voltage: 4.05, signal_strength: 21, connection_type: '4G', attributes: { alarm: 'sos' } });
     expect(state.last_report_at!.toISOString()).toBe(at.toISOString());
 
     await write([fix(device.id, '2024-05-01T10:10:00Z', { receivedAt: new Date('2024-05-01T10:10:00Z'), backupVoltage: 3.9, attributes: { io1: 1 } })], []);
@@ -110,7 +120,7 @@ describe(`the batch writer (${process.env.DATABASE_URL ? 'COPY on PostgreSQL' : 
     // A plain heartbeat (no attributes) is not kept as a report row; the two that said something are.
     await write([], [{ deviceId: device.id, receivedAt: new Date('2024-05-01T10:12:00Z') }]);
     const reports = await database.db.selectFrom('device_reports').select(['report_time', 'attributes']).where('device_id', '=', device.id).orderBy('id').execute();
-    expect(reports.map((r) => r.attributes)).toEqual([{ alarm: 'sos', battery: 4.05, rssi: 21 }, { battery: 3.1 }]);
+    expect(reports.map((r) => r.attributes)).toEqual([{ alarm: 'sos', battery: 4.05, rssi: 4 }, { battery: 3.1 }]);
   });
 });
 

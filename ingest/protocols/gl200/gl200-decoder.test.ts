@@ -30,6 +30,15 @@ describe('gl200 decoder', () => {
     expect(result.reports).toEqual([{ time: new Date('2019-02-08T12:48:49Z'), attributes: { type: 'PFA', alarm: 'powerOff' } }]);
   });
 
+  it('gives GTINF\'s CSQ (kept as rssi) as signal strength, its backup battery in volts and its charge in %', () => {
+    const inf = (csq: string) => `+RESP:GTINF,210102,354524044950583,,42,89011702272048900184,${csq},99,0,,,4.08,0,1,1,0,0,20170831170831,87,0.00,,,,20170831171010,0064$`;
+    const report = gl200.decode(text(inf('11')), newSession()).reports![0]!;
+    expect(report.signalStrength).toBe(11);
+    expect(report.connectionType).toBeUndefined();
+    expect(report.attributes).toMatchObject({ rssi: 11, battery: 4.08, batteryLevel: 87 });
+    expect(gl200.decode(text(inf('99')), newSession()).reports![0]!.signalStrength).toBeUndefined();
+  });
+
   it('reads the driver key of GTIDA (iButton or RFID card) onto its fix', () => {
     const result = gl200.decode(
       text('+RESP:GTIDA,060228,862894020178276,,,01C68011010000C7,1,1,0,0.0,0,413.0,-63.169675,-17.776349,20160317222129,0736,0003,6AD4,32CF,00,34.9,,,,,20160317182130,1626$'),

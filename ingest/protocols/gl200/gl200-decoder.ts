@@ -1,7 +1,7 @@
 import type { AttributeValue, DecodedFrame, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { readCanData } from './gl200-can.ts';
 import { eriAttributes, tailAttributes, typeAttributes } from './gl200-attributes.ts';
-import { infAttributes } from './gl200-info.ts';
+import { gl200Radio, infAttributes } from './gl200-info.ts';
 import { findFixes } from './gl200-location.ts';
 import { parseGl200Message, type Gl200Message } from './gl200-message.ts';
 
@@ -56,10 +56,11 @@ export function decodeGl200(frame: Uint8Array, session: DecoderSession): Decoded
   // Firmware without a protocol version lays out non-fix reports in ways we cannot tell apart.
   if (fixes.length === 0 && msg.version === undefined) return { deviceId: msg.imei, positions: [] };
   const shared = messageAttributes(msg, fixes);
+  const radio = gl200Radio(shared);
   if (fixes.length === 0) {
-    const report: DecodedReport = { time: msg.sendTime, attributes: shared };
+    const report: DecodedReport = { time: msg.sendTime, ...radio, attributes: shared };
     return { deviceId: msg.imei, positions: [], reports: [report] };
   }
-  const positions = fixes.map(({ position }) => ({ ...position, attributes: { ...position.attributes, ...shared } }));
+  const positions = fixes.map(({ position }) => ({ ...position, ...radio, attributes: { ...position.attributes, ...shared } }));
   return { deviceId: msg.imei, positions };
 }

@@ -1,4 +1,5 @@
-import type { AttributeValue } from '../../protocol.ts';
+import type { AttributeValue, DecodedRadio } from '../../protocol.ts';
+import { signalFromCsq } from '../../../domain/device-signal.ts';
 import { gl200Time, num, type Gl200Message } from './gl200-message.ts';
 
 /**
@@ -43,4 +44,14 @@ export function infAttributes(msg: Gl200Message, a: Record<string, AttributeValu
     const adc = f[at + 1 + k];
     if (adc !== undefined && /^\d+$/.test(adc) && at + 1 + k < end) a[`adc${k}`] = Number(adc);
   }
+}
+
+/**
+ * The radio of a message's attributes: the CSQ RSSI that GTINF reports (`rssi`) is the modem's, already
+ * the specification's 0–31 scale (99: not known). The network type some models add is not read: its
+ * codes differ by model, so no connection type is given.
+ */
+export function gl200Radio(a: Record<string, AttributeValue>): DecodedRadio {
+  const signal = typeof a.rssi === 'number' ? signalFromCsq(a.rssi) : undefined;
+  return signal === undefined ? {} : { signalStrength: signal };
 }

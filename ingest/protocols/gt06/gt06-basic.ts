@@ -2,7 +2,7 @@ import { newReport, readBcdDateTime, readDateTime, readGps } from './gt06-fix.ts
 import { ack, emit, buildFrame, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { ByteReader } from '../../codec/byte-reader.ts';
 import { ascii, hex } from './gt06-text.ts';
-import { alarmName, applyTerminalInfo, batteryLevel } from './gt06-status.ts';
+import { alarmName, applyGsmLevel, applyTerminalInfo, batteryLevel } from './gt06-status.ts';
 
 /** 0x13 status / heartbeat. Its body differs by firmware, so the layout is chosen by length and model. */
 export function decodeStatus(msg: Gt06Message): Gt06Result {
@@ -23,7 +23,7 @@ export function decodeStatus(msg: Gt06Message): Gt06Result {
   } else {
     applyTerminalInfo(p, r.u8());
     if (r.remaining >= 1) p.attributes.batteryLevel = batteryLevel(r.u8());
-    if (r.remaining >= 1) p.attributes.rssi = r.u8();
+    if (r.remaining >= 1) applyGsmLevel(p, r.u8());
     if (r.remaining >= 1) {
       const alarm = alarmName(r.u8());
       if (alarm) p.attributes.alarm = alarm;
@@ -56,7 +56,7 @@ export function decodeHeartbeat(msg: Gt06Message): Gt06Result {
   p.attributes.ignition = (status & 0x02) !== 0;
   p.attributes.charge = (status & 0x04) !== 0;
   if (r.remaining >= 2) p.attributes.battery = r.u16() / 100;
-  if (r.remaining >= 1) p.attributes.rssi = r.u8();
+  if (r.remaining >= 1) applyGsmLevel(p, r.u8());
   return emit(p, ack(msg));
 }
 

@@ -3,6 +3,7 @@ import { crc16X25 } from '../../codec/crc16.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { newSession } from '../../protocol.ts';
 import { gt06 } from './gt06.ts';
+import { buildFrame } from './gt06-message.ts';
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));
 const LOGIN = hex('78780d01086471700328358100093f040d0a');
@@ -59,6 +60,25 @@ describe('gt06 decoder', () => {
     expect(result.reports).toHaveLength(1);
     expect(result.reports![0]!.attributes.batteryLevel).toBe(100);
     expect(result.reply![3]).toBe(0x13);
+  });
+
+  it('gives the GSM level (bars 0–4, kept as rssi) as signal strength on 0–31', () => {
+    // 0x13 heartbeats with GSM level 4, 2 and 0, then a level off the scale.
+    const levels = [4, 2, 0, 9].map((gsm) => gt06.decode(buildFrame(0x13, 1, Uint8Array.of(0x46, 0x06, gsm, 0x00, 0x02)), loggedIn()).reports![0]!);
+    expect(levels.map((r) => r.attributes.rssi)).toEqual([4, 2, 0, 9]);
+    expect(levels.map((r) => r.signalStrength)).toEqual([31, 16, 0, undefined]);
+  });
+
+  it('reads the 0x23 heartbeat: battery in volts and the GSM level', () => {
+    const report = gt06.decode(buildFrame(0x23, 1, Uint8Array.of(0x02, 0x01, 0x9a, 0x03)), loggedIn()).reports![0]!;
+    expect(report.attributes).toMatchObject({ ignition: true, battery: 4.1, rssi: 3 });
+    expect(report.signalStrength).toBe(23);
+  });
+
+  it('gives the network technology of an 0x94 information message (sub-type 0x0B) as connection type', () => {
+    const radio = (technology: number) => gt06.decode(buildFrame(0x94, 1, Uint8Array.of(0x0b, technology), true), loggedIn()).reports![0]!;
+    expect(radio(0x01)).toMatchObject({ connectionType: '4G', attributes: { networkTechnology: '4G' } });
+    expect(radio(0x00)).toMatchObject({ connectionType: '2G', attributes: { networkTechnology: '2G' } });
   });
 
   it('throws only MalformedFrameError for a frame cut inside its fix', () => {

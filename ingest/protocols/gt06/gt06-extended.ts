@@ -69,8 +69,9 @@ export function decodeInfo(msg: Gt06Message): Gt06Result {
       break;
     case 0x0b:
       // One byte is the radio in use; two bytes are the supply voltage.
-      if (r.remaining === 1) a.networkTechnology = r.u8() === 0 ? '2G' : '4G';
-      else a.power = r.u16() / 100;
+      if (r.remaining === 1) {
+        a.networkTechnology = p.connectionType = r.u8() === 0 ? '2G' : '4G';
+      } else a.power = r.u16() / 100;
       break;
     case 0x0d:
       decodeFuelSensor(p, r);

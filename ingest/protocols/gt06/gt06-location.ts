@@ -3,7 +3,7 @@ import { newReport, readGps } from './gt06-fix.ts';
 import { ack, emit, type Gt06Message, type Gt06Result, type Gt06Record } from './gt06-message.ts';
 import { ByteReader } from '../../codec/byte-reader.ts';
 import { hex } from './gt06-text.ts';
-import { alarmName, applyTerminalInfo, readStatusBlock } from './gt06-status.ts';
+import { alarmName, applyGsmLevel, applyTerminalInfo, readStatusBlock } from './gt06-status.ts';
 
 /**
  * Cell-tower block flavours: `short` = MCC 2, MNC 1 (2 when MCC bit 15 is set), LAC 2, cell 3;
@@ -220,5 +220,5 @@ function decodeGpsLbsExtras(p: Gt06Record, r: ByteReader, msg: Gt06Message): voi
 function readPowerStatus(p: Gt06Record, r: ByteReader, overspeedVariant = false): void {
   applyTerminalInfo(p, r.u8(), overspeedVariant);
   p.attributes.power = r.u16() / 100;
-  p.attributes.rssi = r.u8();
+  applyGsmLevel(p, r.u8());
 }

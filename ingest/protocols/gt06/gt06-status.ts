@@ -1,5 +1,6 @@
 import type { Gt06Record } from './gt06-message.ts';
 import type { ByteReader } from '../../codec/byte-reader.ts';
+import { signalFromLevel } from '../../../domain/device-signal.ts';
 
 /** Alarm byte of the status block (Concox "alarm/language" field) to the shared alarm names. */
 export function alarmName(code: number): string | undefined {
@@ -83,11 +84,21 @@ export function batteryLevel(raw: number): number {
   return raw <= 6 ? Math.trunc((raw * 100) / 6) : raw;
 }
 
+/**
+ * The GSM signal byte of status blocks and heartbeats: Concox bars, 0 (none) to 4 (strong), kept as
+ * `rssi` and given as signal strength on the 0–31 scale.
+ */
+export function applyGsmLevel(p: Gt06Record, level: number): void {
+  p.attributes.rssi = level;
+  const signal = signalFromLevel(level, 4);
+  if (signal !== undefined) p.signalStrength = signal;
+}
+
 /** Status block: terminal info, voltage level, GSM signal, alarm byte (language left to the caller). */
 export function readStatusBlock(p: Gt06Record, r: ByteReader, options: { model?: string | undefined } = {}): void {
   applyTerminalInfo(p, r.u8());
   p.attributes.batteryLevel = batteryLevel(r.u8());
-  p.attributes.rssi = r.u8();
+  applyGsmLevel(p, r.u8());
   const code = r.u8();
   // LW4G-4B reuses 0x19 (low battery elsewhere) for harsh acceleration.
   const alarm = options.model === 'LW4G-4B' && code === 0x19 ? 'hardAcceleration' : alarmName(code);

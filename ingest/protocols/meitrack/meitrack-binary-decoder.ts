@@ -1,6 +1,7 @@
 import type { AttributeValue, DecodedPosition } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { ByteReader } from '../../codec/byte-reader.ts';
+import { signalFromCsq } from '../../../domain/device-signal.ts';
 
 /**
  * Binary Meitrack reports: CCE (tagged parameters, newer firmware) and CCC (fixed 52-byte records,
@@ -26,7 +27,13 @@ function applyByteParam(p: DecodedPosition, id: number, v: number): void {
     case 0x01: a.event = v; break;
     case 0x05: p.valid = v > 0; break;
     case 0x06: p.satellites = v; break;
-    case 0x07: a.rssi = v; break;
+    case 0x07: {
+      // The GSM signal is the modem's CSQ, already the specification's 0–31 scale.
+      a.rssi = v;
+      const signal = signalFromCsq(v);
+      if (signal !== undefined) p.signalStrength = signal;
+      break;
+    }
     case 0x14: a.output = v; break;
     case 0x15: a.input = v; break;
     // 0x47 reports the lock state of a padlock model; 2 means locked shut.

@@ -60,6 +60,16 @@ describe('meitrack decoder', () => {
     expect(meitrack.decode(text(good.replace('*D6', '*D7')), newSession()).reports).toHaveLength(1);
   });
 
+  it('gives the GSM signal (the modem\'s CSQ, kept as rssi) as signal strength, and the battery and supply volts', () => {
+    const aaa = (gsm: string) =>
+      `$$D149,867047043162018,AAA,35,-1.264865,36.800705,211001105240,A,9,${gsm},41.0,323,1,1697,1,0,000|00||,0000,4.33|12.96|1.92|2.72|2.69,0.000000|0|0.000000,*00\r\n`;
+    const p = meitrack.decode(text(aaa('20')), newSession()).positions[0]!;
+    expect(p.signalStrength).toBe(20);
+    expect(p.attributes).toMatchObject({ rssi: 20, battery: 4.33, power: 12.96 });
+    // 99 is the modem saying it does not know.
+    expect(meitrack.decode(text(aaa('99')), newSession()).positions[0]!.signalStrength).toBeUndefined();
+  });
+
   it('rejects frames that are not Meitrack', () => {
     expect(() => meitrack.decode(text('$$A10,abc,AAA*00'), newSession())).toThrow(MalformedFrameError);
     expect(() => meitrack.decode(text('hello'), newSession())).toThrow(MalformedFrameError);

@@ -1,5 +1,6 @@
 import type { AttributeValue, DecodedPosition } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import { signalFromCsq } from '../../../domain/device-signal.ts';
 
 /**
  * Text Meitrack event reports (AAA; AFF carries one extra field before the event code):
@@ -92,7 +93,8 @@ export function decodeEventReport(fields: string[]): DecodedPosition {
   const validity = fields[4];
   if (validity !== 'A' && validity !== 'V') throw new MalformedFrameError(`Meitrack validity flag ${String(validity)}`);
   const satellites = number(fields[5], 'satellites');
-  const a: Record<string, AttributeValue> = { event, rssi: number(fields[6], 'GSM signal') };
+  const rssi = number(fields[6], 'GSM signal');
+  const a: Record<string, AttributeValue> = { event, rssi };
   const alarm = ALARMS[event];
   if (alarm) a.alarm = alarm;
   const speedKmh = number(fields[7], 'speed');
@@ -112,7 +114,7 @@ export function decodeEventReport(fields: string[]): DecodedPosition {
   }
   if (fields[15]) analogs(fields[15], a);
   tail(fields.slice(16), event, a);
-  return {
+  const p: DecodedPosition = {
     fixTime: time,
     valid: validity === 'A',
     latitude,
@@ -123,4 +125,8 @@ export function decodeEventReport(fields: string[]): DecodedPosition {
     satellites,
     attributes: a,
   };
+  // The GSM signal is the modem's CSQ, already the specification's 0–31 scale.
+  const signal = signalFromCsq(rssi);
+  if (signal !== undefined) p.signalStrength = signal;
+  return p;
 }

@@ -45,7 +45,7 @@ const MAPPINGS = new Map<number, IoMapping>([
   [9, number('adc1', 0.001)],
   [10, number('adc2', 0.001)],
   [16, number('odometer')], // total odometer, metres
-  [21, number('rssi')], // GSM signal, 0 to 5
+  [21, number('rssi')], // GSM signal, 0 to 5 (teltonika-radio.ts gives it on 0–31)
   [24, number('obdSpeed')],
   [66, number('power', 0.001)], // external voltage, mV
   [67, number('battery', 0.001)], // battery voltage, mV
@@ -69,6 +69,7 @@ const MAPPINGS = new Map<number, IoMapping>([
   [236, special((into, v) => {
     if (Number(v) === 1) into.alarm = 'general';
   })],
+  [237, number('networkType')], // 0 3G, 1 2G, 2 4G, 3 LTE Cat M1, 4 LTE Cat NB1 (teltonika-radio.ts)
   [239, flag('ignition')],
   [240, flag('motion')],
   [241, number('operator')],

@@ -2,6 +2,7 @@ import { ByteReader } from '../../codec/byte-reader.ts';
 import type { AttributeValue, DecodedPosition, DecodedReport } from '../../protocol.ts';
 import { BLE_TAG_LIST_IDS, bleTagAttributes } from './teltonika-ble.ts';
 import { applyIo } from './teltonika-io.ts';
+import { applyRadio } from './teltonika-radio.ts';
 
 export const CODEC_GH3000 = 0x07;
 export const CODEC_8 = 0x08;
@@ -81,7 +82,9 @@ export function readAvlRecord(r: ByteReader, codec: number, extended: boolean): 
   read(r, countBytes(codec)); // total IO count: the group counts that follow are what matters
   readIoElements(r, codec, extended, attributes);
   // Teltonika reports no separate validity flag: a fix without satellites is the last known position.
-  return { fixTime, valid: satellites > 0, latitude, longitude, altitude, heading, satellites, speedKmh, attributes };
+  const position: DecodedPosition = { fixTime, valid: satellites > 0, latitude, longitude, altitude, heading, satellites, speedKmh, attributes };
+  applyRadio(position);
+  return position;
 }
 
 const GH3000_EPOCH_S = Date.UTC(2007, 0, 1) / 1000;
