@@ -67,6 +67,20 @@ describe('geofence writes', () => {
     expect([open.vertexCount, closed.vertexCount, stutter.vertexCount]).toEqual([4, 4, 4]);
   });
 
+  it('answers coordinates to 7 decimals: vertices and a centre read back exactly as given', async () => {
+    // Through PostGIS these come back as 19.368699999999997, -99.16310000000001 and the like.
+    const vertices = [{ lat: 19.3687, lng: -99.1631 }, { lat: 19.3687, lng: -99.1587 }, { lat: 19.3721, lng: -99.1587 }, { lat: 19.3721, lng: -99.1631 }];
+    const polygon = await created({ name: fresh('Precise polygon'), type: 'polygon', vertices });
+    expect(polygon.vertices).toEqual(vertices);
+    expect(JSON.stringify((await get(polygon.id)).body.data.vertices)).toBe(JSON.stringify(vertices));
+    for (const n of [polygon.centerLat, polygon.centerLng]) expect(Number(n.toFixed(7))).toBe(n);
+    expect(Number(polygon.radiusMeters.toFixed(1))).toBe(polygon.radiusMeters);
+
+    const circle = await created({ name: fresh('Precise circle'), type: 'circle', center: { lat: 19.3687123, lng: -99.1631987 }, radiusMeters: 250 });
+    expect(circle).toMatchObject({ centerLat: 19.3687123, centerLng: -99.1631987, radiusMeters: 250 });
+    for (const v of circle.vertices) for (const n of [v.lat, v.lng]) expect(Number(n.toFixed(7))).toBe(n);
+  });
+
   it('takes a GeoJSON Polygon (an altitude dropped) and MultiPolygon, listing the largest part', async () => {
     const small = [[-99.0, 19.0], [-98.99, 19.0], [-98.99, 19.01], [-99.0, 19.0]];
     const large = [[-99.2, 19.2], [-99.1, 19.2], [-99.1, 19.3], [-99.2, 19.3], [-99.2, 19.2]];

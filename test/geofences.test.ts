@@ -80,11 +80,12 @@ describe('GET /api/v1/geofences', () => {
     expect(g!.name).toBe('Square');
     expect(g!.vertexCount).toBe(4);
     expect(Number.isInteger(g!.vertexCount)).toBe(true);
+    // To 7 decimals: stored as 19.442600000000002 and the like, answered as the corners were given.
     expect(g!.vertices).toEqual([
-      { lat: lat - half, lng: lng - half },
-      { lat: lat - half, lng: lng + half },
-      { lat: lat + half, lng: lng + half },
-      { lat: lat + half, lng: lng - half },
+      { lat: 19.4226, lng: -99.1432 },
+      { lat: 19.4226, lng: -99.1232 },
+      { lat: 19.4426, lng: -99.1232 },
+      { lat: 19.4426, lng: -99.1432 },
     ]);
     expect(g!.centerLat).toBeCloseTo(lat, 9);
     expect(g!.centerLng).toBeCloseTo(lng, 9);

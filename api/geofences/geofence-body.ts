@@ -2,8 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { area, kinks, polygon as turfPolygon } from '@turf/turf';
 import type { GeofenceShape } from '../../db/geofences.ts';
 import { ApiError } from '../api-error.ts';
+import { LatLngSchema } from '../views/rounded-fields.ts';
 
-const LatLng = z.object({ lat: z.number().openapi({ example: 19.4326 }), lng: z.number().openapi({ example: -99.1332 }) }).openapi('LatLng');
+// The shape answers use too: a position given with more decimals is stored as given and answered to 7.
+const LatLng = LatLngSchema;
 const NAME_LENGTH = 'name must be 1 to 200 characters';
 const dwell = (what: string) => z.number().int().min(0).max(86_400).optional().openapi({ description: `${what}, 0 to 86400 (0: at once; the default)` });
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { positionsAfter, type PositionRange, type PositionRow } from '../../db/position-history.ts';
+import { roundCoordinate, roundHeading, roundMetres, roundSpeedKmh } from '../../domain/display-precision.ts';
 import { isoInZone } from '../time/zoned-time.ts';
 import { odometerKm } from './position-view.ts';
 
@@ -19,11 +20,12 @@ const value = (v: number | boolean | null) => (v === null ? '' : String(v));
 /** Parses the attributes only when they can hold an odometer. */
 const odometerOf = (attributes: string) => (attributes.includes('"odometer"') ? odometerKm(JSON.parse(attributes) as Record<string, unknown>) : null);
 
-/** One fix as a CSV line: times in UTC and in the user's zone, null as an empty field, attributes as JSON. */
+/** One fix as a CSV line: times in UTC and in the user's zone, numbers rounded as the JSON answers, null as an empty field, attributes as JSON. */
 export function positionCsvLine(r: PositionRow, timeZone: string): string {
   return (
-    `${r.fix_time.toISOString()},${isoInZone(r.fix_time, timeZone)},${r.latitude},${r.longitude},${value(r.speed_kmh)},${value(r.heading)},` +
-    `${value(r.altitude)},${value(r.satellites)},${value(r.ignition)},${value(odometerOf(r.attributes))},${r.valid},` +
+    `${r.fix_time.toISOString()},${isoInZone(r.fix_time, timeZone)},${roundCoordinate(r.latitude)},${roundCoordinate(r.longitude)},` +
+    `${value(roundSpeedKmh(r.speed_kmh))},${value(roundHeading(r.heading))},${value(roundMetres(r.altitude))},` +
+    `${value(r.satellites)},${value(r.ignition)},${value(odometerOf(r.attributes))},${r.valid},` +
     `${csvField(r.attributes)}\r\n`
   );
 }

@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import type { PositionRow } from '../../db/position-history.ts';
+import { roundCoordinate } from '../../domain/display-precision.ts';
+import { COORDINATE_PRECISION } from '../views/rounded-fields.ts';
 import { PositionPropertiesSchema, positionProperties } from './position-view.ts';
 
 /** RFC 7946 position: longitude first. */
-const Coordinates = z.array(z.number()).min(2).max(2).openapi({ description: '[longitude, latitude] (RFC 7946 order)', example: [-99.1332, 19.4326] });
+const Coordinates = z.array(z.number()).min(2).max(2).openapi({ description: `[longitude, latitude] (RFC 7946 order), ${COORDINATE_PRECISION}`, example: [-99.1332, 19.4326] });
 
 const TrackFeatureSchema = z
   .object({
@@ -35,6 +37,8 @@ export const PositionFeatureCollectionSchema = z
 
 type FeatureCollection = z.infer<typeof PositionFeatureCollectionSchema>;
 
+const coordinates = (f: PositionRow) => [roundCoordinate(f.longitude), roundCoordinate(f.latitude)];
+
 /**
  * A FeatureCollection for map libraries: the track as one LineString of the valid fixes (when there
  * are two or more), then every given fix as a Point carrying its fields. Coordinates are 2D; the
@@ -42,12 +46,12 @@ type FeatureCollection = z.infer<typeof PositionFeatureCollectionSchema>;
  */
 export function positionFeatureCollection(fixes: PositionRow[]): FeatureCollection {
   const features: FeatureCollection['features'] = [];
-  const line = fixes.filter((f) => f.valid).map((f) => [f.longitude, f.latitude]);
+  const line = fixes.filter((f) => f.valid).map(coordinates);
   if (line.length >= 2) {
     features.push({ type: 'Feature', geometry: { type: 'LineString', coordinates: line }, properties: { kind: 'track', points: line.length } });
   }
   for (const f of fixes) {
-    features.push({ type: 'Feature', geometry: { type: 'Point', coordinates: [f.longitude, f.latitude] }, properties: positionProperties(f) });
+    features.push({ type: 'Feature', geometry: { type: 'Point', coordinates: coordinates(f) }, properties: positionProperties(f) });
   }
   return { type: 'FeatureCollection', features };
 }

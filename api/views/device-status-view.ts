@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { DeviceWithState } from '../../db/devices.ts';
 import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../domain/device-status.ts';
+import { roundCoordinate } from '../../domain/display-precision.ts';
+import { latitude, longitude, VOLT_PRECISION } from './rounded-fields.ts';
 
 export const DeviceStatusSchema = z
   .object({
@@ -9,15 +11,15 @@ export const DeviceStatusSchema = z
     plates: z.string().openapi({ example: 'ABC-123-D' }),
     status: z.enum(['Moving', 'Stopped', 'Inactive', 'Off']),
     engineStatus: z.enum(['On', 'Off']),
-    latitude: z.number().nullable(),
-    longitude: z.number().nullable(),
+    latitude: latitude('Latitude of the latest fix').nullable(),
+    longitude: longitude('Longitude of the latest fix').nullable(),
     address: z.string().nullable().openapi({ description: 'Reverse-geocoded address; null: no geocoder runs offline' }),
     speedKmh: z.number().int().nullable(),
     heading: z.number().int().nullable().openapi({ description: 'Whole degrees clockwise from north, 0 to 359' }),
     odometerKm: z.number().nullable(),
     satellites: z.number().int().nullable(),
-    powerVoltage: z.string().nullable().openapi({ example: '12.62 V' }),
-    backupVoltage: z.string().nullable().openapi({ example: '4.05 V' }),
+    powerVoltage: z.string().nullable().openapi({ description: `External power as text: ${VOLT_PRECISION}, then its unit`, example: '12.62 V' }),
+    backupVoltage: z.string().nullable().openapi({ description: `Backup battery as text: ${VOLT_PRECISION}, then its unit`, example: '4.05 V' }),
     signalStrength: z.number().int().nullable().openapi({ description: 'GSM signal, 0 to 31' }),
     connectionType: z.string().nullable().openapi({ example: '4G' }),
     lastReportUtc: z.string().nullable().openapi({ format: 'date-time' }),
@@ -40,8 +42,8 @@ export function deviceStatusView(row: DeviceWithState, now: Date, thresholds: De
     plates: row.plates,
     status: classifyDeviceStatus({ lastReportAt: lastReport, speedKmh: row.speed_kmh, ignition: row.ignition }, now, thresholds),
     engineStatus: row.ignition ? 'On' : 'Off',
-    latitude: row.latitude,
-    longitude: row.longitude,
+    latitude: roundCoordinate(row.latitude),
+    longitude: roundCoordinate(row.longitude),
     address: row.address,
     speedKmh: roundOrNull(row.speed_kmh),
     heading: row.heading === null ? null : compassDegrees(row.heading),

@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import type { AssignmentRecord, DriverRecord } from '../../db/drivers.ts';
 import { driverRating, RATING_WINDOW_DAYS, type DrivingTotals } from '../../domain/drivers/driver-rating.ts';
+import { metresToKm, roundMinutes } from '../../domain/display-precision.ts';
 import { isoInZone } from '../time/zoned-time.ts';
+import { kilometres, minutes } from './rounded-fields.ts';
 
 const zonedTime = (description: string) =>
   z.string().openapi({ description: `${description}: ISO 8601 to the second in the user's timezone, with its offset`, example: '2024-05-01T08:02:10-06:00' });
@@ -41,10 +43,10 @@ export const DriverDetailSchema = DriverSchema.extend({
   ratingBasis: z
     .object({
       days: z.number().int().openapi({ example: RATING_WINDOW_DAYS }),
-      distanceKm: z.number().openapi({ example: 1234.567 }),
-      overspeedMinutes: z.number().openapi({ example: 12.5 }),
+      distanceKm: kilometres('Distance driven', 1234.567),
+      overspeedMinutes: minutes('Time above the speed limit', 12.5),
       harshEvents: z.number().int().openapi({ example: 3 }),
-      idleMinutes: z.number().openapi({ example: 95 }),
+      idleMinutes: minutes('Time with the ignition on and not moving', 95),
     })
     .openapi({ description: 'What the rating was computed from: the driver\'s trips that started in the window' }),
   assignments: z.array(AssignmentSchema).openapi({ description: 'The newest 50 assignments on vehicles the key\'s user can see, newest first' }),
@@ -68,17 +70,15 @@ export function driverView(d: DriverRecord, totals: DrivingTotals | undefined, t
   };
 }
 
-const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places;
-
 export function driverDetailView(d: DriverRecord, totals: DrivingTotals, assignments: AssignmentRecord[], timeZone: string): DriverDetailView {
   return {
     ...driverView(d, totals, timeZone),
     ratingBasis: {
       days: RATING_WINDOW_DAYS,
-      distanceKm: round(totals.distanceM / 1000, 3),
-      overspeedMinutes: round(totals.overspeedS / 60, 1),
+      distanceKm: metresToKm(totals.distanceM),
+      overspeedMinutes: roundMinutes(totals.overspeedS / 60),
       harshEvents: totals.harshEvents,
-      idleMinutes: round(totals.idleS / 60, 1),
+      idleMinutes: roundMinutes(totals.idleS / 60),
     },
     assignments: assignments.map((a) => ({
       vehicle: { id: a.vehicle.imei, name: a.vehicle.name },

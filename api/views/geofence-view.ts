@@ -1,16 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import type { Geofence } from '../../db/schema.ts';
+import { roundCoordinate, roundMetres } from '../../domain/display-precision.ts';
+import { latitude, longitude, metres } from './rounded-fields.ts';
 
 export const GeofenceSchema = z
   .object({
     id: z.number().int(),
     name: z.string().openapi({ example: 'Warehouse North' }),
-    centerLat: z.number(),
-    centerLng: z.number(),
-    radiusMeters: z.number().openapi({ description: "A circle's radius; for a polygon, the distance from its centroid to its farthest vertex" }),
+    centerLat: latitude("The circle's centre, or the polygon's centroid", 19.405),
+    centerLng: longitude("The circle's centre, or the polygon's centroid", -99.095),
+    radiusMeters: metres("A circle's radius; for a polygon, the distance from its centroid to its farthest vertex", 766.4),
     vertexCount: z.number().int(),
-    vertices: z.array(z.object({ lat: z.number(), lng: z.number() })).openapi({
-      description: 'Outer ring of the polygon (of its largest part for a multipolygon), without repeating the first vertex',
+    vertices: z.array(z.object({ lat: latitude(), lng: longitude() })).openapi({
+      description: 'Outer ring of the polygon (of its largest part for a multipolygon), without repeating the first vertex; 7 decimals, so a vertex given as 19.3687 reads 19.3687',
     }),
     type: z.enum(['circle', 'polygon']),
     enterDwellSeconds: z.number().int().openapi({ description: 'How long a vehicle must stay inside before its enter counts (0: at once)' }),
@@ -28,11 +30,11 @@ export function geofenceView(g: Geofence): z.infer<typeof GeofenceSchema> {
   return {
     id: g.id,
     name: g.name,
-    centerLat: g.center_lat,
-    centerLng: g.center_lng,
-    radiusMeters: Math.round(g.radius_m * 10) / 10,
+    centerLat: roundCoordinate(g.center_lat),
+    centerLng: roundCoordinate(g.center_lng),
+    radiusMeters: roundMetres(g.radius_m),
     vertexCount: g.vertex_count,
-    vertices: g.vertices,
+    vertices: g.vertices.map((v) => ({ lat: roundCoordinate(v.lat), lng: roundCoordinate(v.lng) })),
     type: g.kind,
     enterDwellSeconds: g.enter_dwell_s,
     exitDwellSeconds: g.exit_dwell_s,

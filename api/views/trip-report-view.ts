@@ -1,12 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import type { StopRow, TripRow, VehicleTotals } from '../../db/trip-report.ts';
+import { metresToKm, roundCoordinate, roundSpeedKmh, roundTo } from '../../domain/display-precision.ts';
 import { isoInZone } from '../time/zoned-time.ts';
+import { kilometres, LatLngSchema, speedKmh } from './rounded-fields.ts';
 
 export const TRIP_REPORT_SECTIONS = ['trips', 'stops', 'summary'] as const;
 
 const time = (example: string) =>
   z.string().openapi({ description: 'ISO 8601 to the second in the user timezone, with its offset', example, format: 'date-time' });
-const position = z.object({ lat: z.number(), lng: z.number() }).openapi('LatLng');
+const position = LatLngSchema;
 const seconds = (description: string) => z.number().int().openapi({ description: `${description}, whole seconds` });
 
 const TripSchema = z
@@ -18,11 +20,11 @@ const TripSchema = z
     endPosition: position.openapi({ description: 'Where it ended; in progress, the last fix so far' }),
     startGeofence: z.string().nullable().openapi({ description: 'The geofence the vehicle was in at the start (the smallest, if several)' }),
     endGeofence: z.string().nullable(),
-    distanceKm: z.number().openapi({ description: 'By the odometer when the tracker sends one at both ends, else the sum of great-circle legs between valid fixes' }),
+    distanceKm: kilometres('By the odometer when the tracker sends one at both ends, else the sum of great-circle legs between valid fixes'),
     drivingS: seconds('Time moving'),
     idleS: seconds('Time with the ignition on and not moving'),
-    maxSpeedKmh: z.number(),
-    averageSpeedKmh: z.number().nullable().openapi({ description: 'Distance over driving time; null without driving time' }),
+    maxSpeedKmh: speedKmh('The fastest valid fix'),
+    averageSpeedKmh: speedKmh('Distance over driving time; null without driving time').nullable(),
     overspeedS: seconds('Time above the vehicle\'s speed limit'),
     harshEvents: z.number().int().openapi({ description: 'Harsh braking, acceleration and cornering alarms during the trip' }),
     driver: z.object({ id: z.number().int(), name: z.string() }).nullable(),
@@ -43,12 +45,12 @@ const StopSchema = z
 const SummarySchema = z
   .object({
     tripCount: z.number().int(),
-    distanceKm: z.number(),
+    distanceKm: kilometres('Distance of the trips'),
     drivingS: seconds('Driving time of the trips'),
     idleS: seconds('Ignition on and not moving: in the trips and at the stops'),
     overspeedS: seconds('Time above the speed limit'),
-    maxSpeedKmh: z.number().nullable().openapi({ description: 'Null without trips' }),
-    utilisation: z.number().openapi({ description: 'Driving time over the requested range (for the fleet: over the range times the vehicles), 0–1' }),
+    maxSpeedKmh: speedKmh('The fastest valid fix of the trips; null without trips').nullable(),
+    utilisation: z.number().openapi({ description: 'Driving time over the requested range (for the fleet: over the range times the vehicles), 0–1, 4 decimals' }),
   })
   .openapi('TripSummary');
 
@@ -75,8 +77,7 @@ type Stop = z.infer<typeof StopSchema>;
 type Summary = z.infer<typeof SummarySchema>;
 
 const wholeSeconds = (s: number) => Math.round(s);
-const km = (m: number) => Math.round(m) / 1000;
-const round = (v: number, places: number) => Math.round(v * 10 ** places) / 10 ** places;
+const at = (lat: number, lng: number) => ({ lat: roundCoordinate(lat), lng: roundCoordinate(lng) });
 
 /**
  * A trip in progress whose last fix is older than the maximum gap is shown ended there: the engine's
@@ -90,15 +91,15 @@ export function tripView(t: TripRow, timeZone: string, now: number, maxGapS: num
     startTime: isoInZone(t.start_time, timeZone),
     endTime: ended ? isoInZone(ended, timeZone) : null,
     durationS: wholeSeconds((end.getTime() - t.start_time.getTime()) / 1000),
-    startPosition: { lat: t.start_lat, lng: t.start_lng },
-    endPosition: { lat: t.end_lat, lng: t.end_lng },
+    startPosition: at(t.start_lat, t.start_lng),
+    endPosition: at(t.end_lat, t.end_lng),
     startGeofence: t.start_geofence,
     endGeofence: t.end_geofence,
-    distanceKm: km(t.distance_m),
+    distanceKm: metresToKm(t.distance_m),
     drivingS: wholeSeconds(t.driving_s),
     idleS: wholeSeconds(t.idle_s),
-    maxSpeedKmh: round(t.max_speed_kmh, 1),
-    averageSpeedKmh: t.driving_s > 0 ? round((t.distance_m / t.driving_s) * 3.6, 1) : null,
+    maxSpeedKmh: roundSpeedKmh(t.max_speed_kmh),
+    averageSpeedKmh: t.driving_s > 0 ? roundSpeedKmh((t.distance_m / t.driving_s) * 3.6) : null,
     overspeedS: wholeSeconds(t.overspeed_s),
     harshEvents: t.harsh_events,
     driver: t.driver_id !== null && t.driver_name !== null ? { id: t.driver_id, name: t.driver_name } : null,
@@ -111,7 +112,7 @@ export function stopView(s: StopRow, timeZone: string): Stop {
     startTime: isoInZone(s.start_time, timeZone),
     endTime: s.end_time ? isoInZone(s.end_time, timeZone) : null,
     durationS: wholeSeconds((end.getTime() - s.start_time.getTime()) / 1000),
-    position: { lat: s.lat, lng: s.lng },
+    position: at(s.lat, s.lng),
     geofence: s.geofence,
     engineIdleS: wholeSeconds(s.engine_idle_s),
   };
@@ -132,11 +133,11 @@ export function summaryView(totals: readonly VehicleTotals[], rangeS: number): S
   const capacity = rangeS * totals.length;
   return {
     tripCount: trips,
-    distanceKm: km(distance),
+    distanceKm: metresToKm(distance),
     drivingS: wholeSeconds(driving),
     idleS: wholeSeconds(idle),
     overspeedS: wholeSeconds(overspeed),
-    maxSpeedKmh: max === null ? null : round(max, 1),
-    utilisation: capacity > 0 ? round(Math.min(1, driving / capacity), 4) : 0,
+    maxSpeedKmh: roundSpeedKmh(max),
+    utilisation: capacity > 0 ? roundTo(Math.min(1, driving / capacity), 4) : 0,
   };
 }

@@ -2,6 +2,8 @@ import { z } from '@hono/zod-openapi';
 import type { VehicleDetailRow, VehicleRow, VehicleStatus } from '../../db/vehicles.ts';
 import { VEHICLE_STATUSES } from '../../db/vehicles.ts';
 import { classifyDeviceStatus, type DeviceStatusThresholds } from '../../domain/device-status.ts';
+import { roundCoordinate } from '../../domain/display-precision.ts';
+import { latitude, longitude } from './rounded-fields.ts';
 
 const imei = z.string().openapi({ description: 'The IMEI: the same identifier as `deviceId` of the device status endpoints', example: '356307042441013' });
 
@@ -13,7 +15,7 @@ export const VehicleSchema = z
     status: z.enum(VEHICLE_STATUSES).openapi({ description: 'As GET /devices/status classifies it, in lower case' }),
     speed_kmh: z.number().int().nullable().openapi({ description: 'Whole km/h of the latest fix; null before a first fix, or when the tracker sent no speed', example: 42 }),
     location: z
-      .object({ lat: z.number().openapi({ example: 19.4326 }), lng: z.number().openapi({ example: -99.1332 }) })
+      .object({ lat: latitude(), lng: longitude() })
       .nullable()
       .openapi({ description: 'The latest position; null before a first fix' }),
     updated_at: z.string().nullable().openapi({ format: 'date-time', description: 'ISO 8601 UTC time of the last report (lastReportUtc of GET /devices/status); null before the first', example: '2024-05-01T14:30:00.000Z' }),
@@ -49,7 +51,7 @@ export function vehicleView(row: VehicleRow, now: Date, thresholds: DeviceStatus
     name: row.name,
     status: status.toLowerCase() as VehicleStatus,
     speed_kmh: row.speed_kmh === null ? null : Math.round(row.speed_kmh),
-    location: row.latitude === null || row.longitude === null ? null : { lat: row.latitude, lng: row.longitude },
+    location: row.latitude === null || row.longitude === null ? null : { lat: roundCoordinate(row.latitude), lng: roundCoordinate(row.longitude) },
     updated_at: row.last_report_at ? row.last_report_at.toISOString() : null,
   };
 }
