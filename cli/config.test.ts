@@ -50,6 +50,7 @@ describe('loadConfig', () => {
         etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
         lateWindowMs: 3_600_000, lateFixesRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
         overspeedHysteresisKmh: 5,
+        addressReuseM: 100,
         trips: { useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600 },
       },
       access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20, oauthTokenRateLimit: 30, trustProxy: [] },
@@ -122,6 +123,7 @@ describe('loadConfig', () => {
       COMMAND_SWEEP_S: '10',
       COMMAND_EXPIRY_SWEEP_S: '2',
       OVERSPEED_HYSTERESIS_KMH: '0',
+      GEOCODER_REUSE_DISTANCE_M: '250',
       TRIPS_USE_IGNITION: 'true',
       TRIP_MIN_STOP_S: '120',
       TRIP_MIN_DISTANCE_M: '50',
@@ -162,6 +164,7 @@ describe('loadConfig', () => {
         etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
         lateWindowMs: 600_000, lateFixesRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
         overspeedHysteresisKmh: 0,
+        addressReuseM: 250,
         trips: { useIgnition: true, minStopS: 120, minDistanceM: 50, minDurationS: 60, maxGapS: 900 },
       },
       access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50, oauthTokenRateLimit: 5, trustProxy: ['10.0.0.0/8', '::1'] },
@@ -239,6 +242,7 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);
     expect(startupErrorOf({ INACTIVE_AFTER_MINUTES: '0' })).toBe('INACTIVE_AFTER_MINUTES must be a positive number, got "0"');
     expect(startupErrorOf({ MOVING_SPEED_KMH: 'fast' })).toBe('MOVING_SPEED_KMH must be a positive number, got "fast"');
+    expect(startupErrorOf({ GEOCODER_REUSE_DISTANCE_M: '-1' })).toMatch(/^GEOCODER_REUSE_DISTANCE_M must be an integer from 0 to 100000/);
   });
 
   it('rejects position partitions out of range, or wider than the retention', () => {

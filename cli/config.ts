@@ -81,6 +81,8 @@ export interface Config {
     lateWindowMs: number;
     /** A speeding stretch (one `vehicle.overspeed`) ends only below the speed limit minus this. */
     overspeedHysteresisKmh: number;
+    /** GEOCODER_REUSE_DISTANCE_M: a vehicle that moved less than this from where its address was looked up keeps it. */
+    addressReuseM: number;
     /** Trip and stop segmentation (README, "Trips and stops"); the moving speed is MOVING_SPEED_KMH. */
     trips: { useIgnition: boolean; minStopS: number; minDistanceM: number; minDurationS: number; maxGapS: number };
     /** Late-fix entries the engine never came back for are kept this long. */
@@ -277,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
       lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,
       overspeedHysteresisKmh: integer(env, 'OVERSPEED_HYSTERESIS_KMH', 5, 0, 100),
+      addressReuseM: integer(env, 'GEOCODER_REUSE_DISTANCE_M', 100, 0, 100_000),
       trips: {
         useIgnition: flag(env, 'TRIPS_USE_IGNITION', false),
         minStopS: integer(env, 'TRIP_MIN_STOP_S', 300, 1, 86_400),

@@ -27,9 +27,11 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
   const { rows } = await sql<{
     device_id: number; account_id: number; mode: DeviceMode; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossing[]; status: string | null; has_late: boolean;
     ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
+    address: string | null; address_latitude: number | null; address_longitude: number | null;
   }>`
     SELECT s.device_id, d.account_id, d.mode, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
-      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment
+      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment,
+      latest.address, latest.address_latitude, latest.address_longitude
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
     JOIN accounts a ON a.id = d.account_id
@@ -43,6 +45,8 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
   return rows.map((r) => ({
     deviceId: r.device_id, accountId: r.account_id, mode: r.mode, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
     ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment,
+    knownAddress: r.address === null || r.address_latitude === null || r.address_longitude === null
+      ? null : { address: r.address, latitude: r.address_latitude, longitude: r.address_longitude },
   }));
 }
 

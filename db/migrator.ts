@@ -15,6 +15,7 @@ import * as positionsPartitions from './migrations/0013-positions-partitions.ts'
 import * as geofenceModes from './migrations/0014-geofence-modes.ts';
 import * as mintedCredentials from './migrations/0015-minted-credentials.ts';
 import * as webhookFairDelivery from './migrations/0016-webhook-fair-delivery.ts';
+import * as addresses from './migrations/0017-addresses.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-geofence-modes': geofenceModes,
   '0015-minted-credentials': mintedCredentials,
   '0016-webhook-fair-delivery': webhookFairDelivery,
+  '0017-addresses': addresses,
 };
 
 function migrator(db: Kysely<any>): Migrator {

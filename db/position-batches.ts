@@ -70,9 +70,11 @@ export function newestPerDevice(fixes: StoredFix[]): StoredFix[] {
   return [...newest.values()].sort((a, b) => a.deviceId - b.deviceId);
 }
 
+// Not `address`: the engine's address keeper writes it after the commit, and a newer fix keeps it
+// until the keeper finds the vehicle has moved beyond the reuse distance.
 const STATE_COLUMNS = [
   'fix_time', 'valid', 'latitude', 'longitude', 'altitude', 'speed_kmh', 'heading', 'satellites', 'ignition', 'motion',
-  'odometer_km', 'power_voltage', 'backup_voltage', 'signal_strength', 'connection_type', 'address', 'driver_id', 'attributes',
+  'odometer_km', 'power_voltage', 'backup_voltage', 'signal_strength', 'connection_type', 'driver_id', 'attributes',
 ] as const;
 
 /**

@@ -94,7 +94,14 @@ export interface DeviceStatesTable {
   backup_voltage: number | null;
   signal_strength: number | null;
   connection_type: string | null;
+  /** Reverse-geocoded by the engine after the commit (engine/geocoding/address-keeper.ts); null until then or when none was found. */
   address: string | null;
+  /** The point `address` was looked up for: a device within the reuse distance of it keeps the address. */
+  address_latitude: number | null;
+  address_longitude: number | null;
+  address_at: Timestamp | null;
+  /** Claimed by an engine process until then, or after a failed lookup, not tried again before. */
+  address_due_at: Timestamp | null;
   driver_id: string | null;
   attributes: ColumnType<Record<string, unknown>, string | undefined, string>;
 }
@@ -421,6 +428,10 @@ export interface TripsTable {
   max_speed_kmh: number;
   harsh_events: number;
   driver_id: number | null;
+  /** Reverse-geocoded after the commit; the end's once the trip has ended. Null until then or when none was found. */
+  start_address: string | null;
+  end_address: string | null;
+  address_due_at: Timestamp | null;
 }
 
 /** A stop between trips; `end_time` null while the vehicle is still there. */
@@ -434,6 +445,9 @@ export interface StopsTable {
   lng: number;
   geofence: string | null;
   engine_idle_s: number;
+  /** Reverse-geocoded after the commit; null until then or when none was found. */
+  address: string | null;
+  address_due_at: Timestamp | null;
 }
 
 export type CommandStatus = 'queued' | 'sent' | 'acknowledged' | 'failed' | 'expired' | 'cancelled';

@@ -10,9 +10,9 @@ export interface TripReportFilter {
 }
 
 /** A trip row as stored, with its driver's name. */
-export type TripRow = Omit<Selectable<TripsTable>, 'id'> & { driver_name: string | null };
+export type TripRow = Omit<Selectable<TripsTable>, 'id' | 'address_due_at'> & { driver_name: string | null };
 
-export type StopRow = Omit<Selectable<StopsTable>, 'id'>;
+export type StopRow = Omit<Selectable<StopsTable>, 'id' | 'address_due_at'>;
 
 export interface VehicleTotals {
   device_id: number;
@@ -29,7 +29,8 @@ export interface VehicleTotals {
 export async function tripsInRange(db: Db, f: TripReportFilter, limit: number): Promise<TripRow[]> {
   const { rows } = await sql<TripRow>`
     SELECT t.device_id, t.start_time, t.end_time, t.last_fix_time, t.start_lat, t.start_lng, t.end_lat, t.end_lng, t.start_geofence, t.end_geofence,
-      t.distance_m, t.driving_s, t.idle_s, t.overspeed_s, t.max_speed_kmh, t.harsh_events, t.driver_id, dr.name AS driver_name
+      t.distance_m, t.driving_s, t.idle_s, t.overspeed_s, t.max_speed_kmh, t.harsh_events, t.driver_id, dr.name AS driver_name,
+      t.start_address, t.end_address
     FROM trips t LEFT JOIN drivers dr ON dr.id = t.driver_id
     WHERE t.device_id = ANY(${f.deviceIds}::int[]) AND t.start_time >= ${f.from} AND t.start_time <= ${f.to}
     ORDER BY t.device_id, t.start_time
@@ -41,7 +42,7 @@ export async function tripsInRange(db: Db, f: TripReportFilter, limit: number): 
 /** Stops of the devices that start in the range, by device and start time; at most `limit`. */
 export async function stopsInRange(db: Db, f: TripReportFilter, limit: number): Promise<StopRow[]> {
   const { rows } = await sql<StopRow>`
-    SELECT device_id, start_time, end_time, last_fix_time, lat, lng, geofence, engine_idle_s
+    SELECT device_id, start_time, end_time, last_fix_time, lat, lng, geofence, engine_idle_s, address
     FROM stops
     WHERE device_id = ANY(${f.deviceIds}::int[]) AND start_time >= ${f.from} AND start_time <= ${f.to}
     ORDER BY device_id, start_time

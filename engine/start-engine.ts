@@ -23,6 +23,8 @@ import { keepPositionHistory } from './workers/keep-position-history.ts';
 import type { PositionHistorySettings } from './workers/maintain-position-partitions.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 import { expireDueCommands } from './workers/expire-commands.ts';
+import { startAddressKeeper, type AddressKeeperSettings } from './geocoding/address-keeper.ts';
+import type { ReverseGeocoder } from './geocoding/reverse-geocoder.ts';
 
 export interface EngineSettings {
   status: DeviceStatusThresholds;
@@ -48,6 +50,11 @@ export interface EngineSettings {
   trips?: Partial<TripSettings>;
   /** A waypoint estimated later than expected by more than this is delayed (ON_TIME_TOLERANCE_MINUTES; default 5). */
   onTimeToleranceMinutes?: number;
+  /**
+   * Reverse geocoding: addresses kept after the commit by a loop of their own (address-keeper.ts);
+   * absent, none are looked up. `reuseM` also decides which events' positions carry the known address.
+   */
+  geocoding?: AddressKeeperSettings & { geocoder: ReverseGeocoder };
 }
 
 export interface RunningEngine {
@@ -74,6 +81,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
     overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
     trips: settings.trips,
+    ...(settings.geocoding ? { addressReuseM: settings.geocoding.reuseM } : {}),
   };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
 
@@ -102,10 +110,12 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
   const behind = await devicesBehind(db, 50_000);
   for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });
+  const addresses = settings.geocoding ? startAddressKeeper(db, settings.geocoding.geocoder, log.child({ component: 'addresses' }), settings.geocoding) : undefined;
 
   return {
     catalog,
     async close() {
+      await addresses?.close();
       await worker.close();
       lag.close();
       await catalog.close();

@@ -133,7 +133,7 @@ describe('drivers from the keys trackers read', () => {
     ]);
     expect(events[0]!.data).toEqual({
       vehicle: { id: truck.imei, name: 'Key Truck', plates: expect.any(String), imei: truck.imei },
-      position: { lat: 19.303, lng: -99.2, speedKmh: 40, heading: 0, fixTime: at(30).toISOString() },
+      position: { lat: 19.303, lng: -99.2, speedKmh: 40, heading: 0, fixTime: at(30).toISOString(), address: null },
       driver: { id: ana.id, name: 'Ana López', identifier: '01C68011010000C7' },
       previousDriver: null,
       source: 'telemetry',

@@ -23,10 +23,10 @@ export const EventSchema = z
     type: z.enum(EVENT_TYPES).openapi({ example: 'vehicle.geofence.enter' }),
     timestamp: z.string().openapi({ format: 'date-time', description: 'When it happened (the fix time for what a fix showed), ISO 8601 UTC' }),
     data: z.record(z.string(), z.unknown()).openapi({
-      description: 'vehicle {id, name, plates, imei} for vehicle events; position {lat, lng, speedKmh, heading, fixTime} when there is one; the type\'s own fields (see the README\'s event catalog)',
+      description: 'vehicle {id, name, plates, imei} for vehicle events; position {lat, lng, speedKmh, heading, fixTime} when there is one, with address for the events the engine logs from fixes (the reverse-geocoded address known when it was logged, if looked up within GEOCODER_REUSE_DISTANCE_M of the position, else null; never added later); the type\'s own fields (see the README\'s event catalog)',
       example: {
         vehicle: { id: '356307042441013', name: 'Truck 12', plates: 'ABC-123', imei: '356307042441013' },
-        position: { lat: 19.4326, lng: -99.1332, speedKmh: 32, heading: 90, fixTime: '2024-05-01T14:30:00.000Z' },
+        position: { lat: 19.4326, lng: -99.1332, speedKmh: 32, heading: 90, fixTime: '2024-05-01T14:30:00.000Z', address: 'Avenida Paseo de la Reforma 222, Juárez, Ciudad de México, México' },
         geofence: { id: 12, name: 'Depot North' },
       },
     }),

@@ -1,4 +1,5 @@
 import type { PendingCrossing } from '../geofences/pending-crossing.ts';
+import type { KnownAddress } from '../geocoding/address-reuse.ts';
 
 /** A device's engine state as the step reads it, locked: what the evaluation remembers between batches. */
 export interface EngineState {
@@ -19,6 +20,8 @@ export interface EngineState {
   speedLimitKmh: number | null;
   /** The trip segmenter's state (domain/trips/trip-segmenter.ts); null before its first run. */
   segment: Record<string, unknown> | null;
+  /** The device's reverse-geocoded address and the point it describes, for its events' positions; null: none yet. */
+  knownAddress?: KnownAddress | null;
 }
 
 /** A stored fix after a device's cursor, with what the rules read of its attributes. */

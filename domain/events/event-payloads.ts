@@ -15,6 +15,11 @@ export interface EventPosition {
   speedKmh: number | null;
   heading: number | null;
   fixTime: Date;
+  /**
+   * The vehicle's reverse-geocoded address when the event was logged, if known for a point near this
+   * one (domain/geocoding/address-reuse.ts); the engine's events always say, null when unknown.
+   */
+  address?: string | null;
 }
 
 export interface NewEvent {
@@ -51,7 +56,7 @@ export function eventPayload(event: { id: string; type: EventType; occurredAt: D
 }
 
 export function positionData(p: EventPosition): Record<string, unknown> {
-  return { lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: p.fixTime.toISOString() };
+  return { lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: p.fixTime.toISOString(), ...(p.address !== undefined ? { address: p.address } : {}) };
 }
 
 /** `data` as logged, less `vehicle` (the log's insert puts it first): the position, then the kind's fields. */

@@ -5,6 +5,7 @@ import { appendEvents } from '../../db/event-log.ts';
 import type { DeviceStatusThresholds } from '../../domain/device-status.ts';
 import { evaluateEngineStep } from '../../domain/engine-step/evaluate-engine-step.ts';
 import { geofenceCrossingEvent, type NewEvent } from '../../domain/events/event-payloads.ts';
+import { withKnownAddresses, type KnownAddress } from '../../domain/geocoding/address-reuse.ts';
 import { DEFAULT_TRIP_SETTINGS, type TripSettings } from '../../domain/trips/device-trips.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
@@ -20,6 +21,8 @@ export interface EvaluationSettings {
   overspeedHysteresisKmh?: number;
   /** Trip and stop segmentation (default DEFAULT_TRIP_SETTINGS, moving speed from `status`). */
   trips?: Partial<TripSettings>;
+  /** An event's position carries the device's known address within this many metres of it (GEOCODER_REUSE_DISTANCE_M; default 100). */
+  addressReuseM?: number;
 }
 
 export interface EvaluationOutcome {
@@ -70,14 +73,17 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       settings.lateWindowMs,
     );
 
+    // Positions carry the address known now, read with the locked states: no lookup in the transaction.
+    const known = new Map<number, KnownAddress>();
+    for (const s of read.states) if (s.knownAddress) known.set(s.deviceId, s.knownAddress);
     // Last: appending holds the log's lock until the commit (see appendEvents).
-    const logged = await appendEvents(trx, inLogOrder([
+    const logged = await appendEvents(trx, withKnownAddresses(inLogOrder([
       decisions.events,
       written.crossings.map(geofenceCrossingEvent),
       decisions.statusEvents,
       written.driverChanges.map((c) => decisions.drivers.events.get(c)!),
       late.events,
-    ]));
+    ]), known, settings.addressReuseM ?? 100));
     return {
       unfinished: decisions.unfinished, events: logged.length, progressedTravels: decisions.progressedTravels,
       late: { evaluated: late.evaluated, ignored: late.ignored }, lateByDevice: late.devices,
