@@ -80,7 +80,7 @@ export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
     .leftJoin('drivers as dr', 'dr.id', 'a.driver_id')
     .select([
       ...RECORD_COLUMNS, 'd.plates', 'd.protocol', 'd.speed_limit_kmh', 'd.unknown_driver_identifier', 'd.unknown_driver_seen_at',
-      'dr.id as driver_id', 'dr.name as driver_name', 'dr.identifier as driver_identifier', 'a.since as driver_since',
+      'dr.id as driver_id', 'dr.name as driver_name', 'dr.identifier as driver_identifier', 'a.since as driver_since', 's.address',
     ])
     .where('d.imei', '=', imei)
     .executeTakeFirst();

@@ -13,7 +13,7 @@ export const DeviceStatusSchema = z
     engineStatus: z.enum(['On', 'Off']),
     latitude: latitude('Latitude of the latest fix').nullable(),
     longitude: longitude('Longitude of the latest fix').nullable(),
-    address: z.string().nullable().openapi({ description: 'Reverse-geocoded address; null: no geocoder runs offline' }),
+    address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest valid fix, looked up within seconds after it was stored (GEOCODER); kept while the vehicle stays within GEOCODER_REUSE_DISTANCE_M of where it was looked up. Null: not looked up yet, none found, or GEOCODER=off', example: 'Avenida Paseo de la Reforma 222, Juárez, Ciudad de México, México' }),
     speedKmh: z.number().int().nullable(),
     heading: z.number().int().nullable().openapi({ description: 'Whole degrees clockwise from north, 0 to 359' }),
     odometerKm: z.number().nullable(),

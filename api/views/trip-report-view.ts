@@ -20,6 +20,8 @@ const TripSchema = z
     endPosition: position.openapi({ description: 'Where it ended; in progress, the last fix so far' }),
     startGeofence: z.string().nullable().openapi({ description: 'The geofence the vehicle was in at the start (the smallest, if several)' }),
     endGeofence: z.string().nullable(),
+    startAddress: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the start, looked up within seconds after the trip began; null: not yet, none found, or geocoding off' }),
+    endAddress: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the end, looked up once the trip has ended; null while in progress, not yet, none found, or geocoding off' }),
     distanceKm: kilometres('By the odometer when the tracker sends one at both ends, else the sum of great-circle legs between valid fixes'),
     drivingS: seconds('Time moving'),
     idleS: seconds('Time with the ignition on and not moving'),
@@ -38,6 +40,7 @@ const StopSchema = z
     durationS: seconds('End minus start; still stopped, up to the last fix so far'),
     position: position,
     geofence: z.string().nullable(),
+    address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the stop, looked up within seconds after it began; null: not yet, none found, or geocoding off' }),
     engineIdleS: seconds('Time with the ignition on'),
   })
   .openapi('Stop');
@@ -95,6 +98,8 @@ export function tripView(t: TripRow, timeZone: string, now: number, maxGapS: num
     endPosition: at(t.end_lat, t.end_lng),
     startGeofence: t.start_geofence,
     endGeofence: t.end_geofence,
+    startAddress: t.start_address,
+    endAddress: t.end_address,
     distanceKm: metresToKm(t.distance_m),
     drivingS: wholeSeconds(t.driving_s),
     idleS: wholeSeconds(t.idle_s),
@@ -114,6 +119,7 @@ export function stopView(s: StopRow, timeZone: string): Stop {
     durationS: wholeSeconds((end.getTime() - s.start_time.getTime()) / 1000),
     position: at(s.lat, s.lng),
     geofence: s.geofence,
+    address: s.address,
     engineIdleS: wholeSeconds(s.engine_idle_s),
   };
 }

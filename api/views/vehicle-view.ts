@@ -38,6 +38,7 @@ export const VehicleDetailSchema = VehicleSchema.extend({
   unknown_driver_identifier: z.string().nullable().openapi({ description: 'The last driver identifier the tracker reported that no registered driver has' }),
   unknown_driver_seen_at: z.string().nullable().openapi({ format: 'date-time' }),
   user_ids: z.array(z.number().int()).openapi({ description: 'Users of the account who may see the vehicle' }),
+  address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest position, as `address` of GET /devices/status; null: not looked up yet, none found, or geocoding off' }),
 }).openapi('VehicleDetail');
 
 export type VehicleView = z.infer<typeof VehicleSchema>;
@@ -66,5 +67,6 @@ export function vehicleDetailView(row: VehicleDetailRow, now: Date, thresholds: 
     unknown_driver_identifier: row.unknown_driver_identifier,
     unknown_driver_seen_at: row.unknown_driver_seen_at ? row.unknown_driver_seen_at.toISOString() : null,
     user_ids: row.user_ids,
+    address: row.address,
   };
 }
