@@ -58,7 +58,7 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
       if (message.kind === 'command') {
         commands.push({ ...message.command, at: Date.now(), raw });
         wake?.();
-      } else acks.shift()?.();
+      } else if (message.records > 0) acks.shift()?.();
     }
   });
   socket.on('close', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newSession } from '../ingest/protocol.ts';
 import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
-import { gt06Location, gt06Login, readGt06Answer } from './gt06-packets.ts';
+import { gt06BatteryHeartbeat, gt06Location, gt06Login, gt06NetworkTechnology, readGt06Answer } from './gt06-packets.ts';
 import { cutFrame } from '../ingest/frame-cutter.ts';
 
 describe('simulated GT06 packets', () => {
@@ -21,5 +21,18 @@ describe('simulated GT06 packets', () => {
     expect(p.latitude).toBeCloseTo(19.4326, 5);
     expect(p.longitude).toBeCloseTo(-99.1332, 5);
     expect(Buffer.from(decoded.reply!).subarray(3, 6).toString('hex')).toBe('220008');
+  });
+
+  it('report the network technology (0x94) and a heartbeat with battery volts and signal (0x23)', () => {
+    const session = newSession();
+    gt06.decode(gt06Login('356307042441013', 1), session);
+    const network = gt06NetworkTechnology('4G', 2);
+    expect(cutFrame(gt06, network)).toMatchObject({ kind: 'frame', consumed: network.length });
+    const info = gt06.decode(network, session);
+    expect(info.reports![0]).toMatchObject({ connectionType: '4G' });
+    expect(readGt06Answer(info.reply!)).toMatchObject({ type: 0x94 });
+    const heartbeat = gt06.decode(gt06BatteryHeartbeat({ ignition: true, battery: 4.05, gsm: 3 }, 3), session);
+    expect(heartbeat.reports![0]).toMatchObject({ signalStrength: 23, attributes: { ignition: true, battery: 4.05, rssi: 3 } });
+    expect(readGt06Answer(heartbeat.reply!)).toMatchObject({ type: 0x23 });
   });
 });

@@ -17,6 +17,22 @@ export function gt06Frame(type: number, body: Uint8Array, serial: number): Uint8
   return frame;
 }
 
+/** The long GT06 frame (0x7979, 2-byte length) that information messages use. */
+export function gt06LongFrame(type: number, body: Uint8Array, serial: number): Uint8Array {
+  const length = 1 + body.length + 2 + 2;
+  const frame = Buffer.alloc(2 + 2 + length + 2);
+  frame[0] = 0x79;
+  frame[1] = 0x79;
+  frame.writeUInt16BE(length, 2);
+  frame[4] = type;
+  Buffer.from(body).copy(frame, 5);
+  frame.writeUInt16BE(serial & 0xffff, 5 + body.length);
+  frame.writeUInt16BE(crc16X25(frame, 2, 7 + body.length), 7 + body.length);
+  frame[9 + body.length] = 0x0d;
+  frame[10 + body.length] = 0x0a;
+  return frame;
+}
+
 /** Login (0x01): the IMEI as 8 packed BCD bytes, a leading 0 making 16 digits. */
 export function gt06Login(imei: string, serial = 1): Uint8Array {
   return gt06Frame(0x01, Buffer.from(`0${imei}`.padStart(16, '0'), 'hex'), serial);
@@ -103,4 +119,21 @@ export function gt06CommandAnswer(serverFlag: number, text: string, serial: numb
 export function gt06Heartbeat(status: { ignition: boolean; voltageLevel: number; gsm: number; alarmCode?: number }, serial: number): Uint8Array {
   const info = 0x40 | (status.ignition ? 0x02 : 0);
   return gt06Frame(0x13, Uint8Array.of(info, status.voltageLevel, status.gsm, status.alarmCode ?? 0, 0x02), serial);
+}
+
+/** Information (0x94) sub-type 0x0B: the radio network in use, 0 for 2G and 1 for 4G, as Concox 4G models send it. */
+export function gt06NetworkTechnology(technology: '2G' | '4G', serial: number): Uint8Array {
+  return gt06LongFrame(0x94, Uint8Array.of(0x0b, technology === '2G' ? 0 : 1), serial);
+}
+
+/**
+ * Heartbeat with battery (0x23, GK310 and later): terminal info (bit 1 ACC), the backup battery in
+ * hundredths of a volt, GSM signal 0–4.
+ */
+export function gt06BatteryHeartbeat(status: { ignition: boolean; battery: number; gsm: number }, serial: number): Uint8Array {
+  const body = Buffer.alloc(4);
+  body[0] = status.ignition ? 0x02 : 0;
+  body.writeUInt16BE(Math.round(status.battery * 100), 1);
+  body[3] = status.gsm;
+  return gt06Frame(0x23, body, serial);
 }

@@ -24,6 +24,14 @@ describe('simulated Teltonika packets', () => {
     expect(decoded.positions[1]).toMatchObject({ valid: false, latitude: -33.9, longitude: 151.2, attributes: { ignition: false, motion: false } });
   });
 
+  it('reports the radio and battery of an LTE model: 4 of 5 bars, 4G, the battery in volts', () => {
+    const session = newSession();
+    teltonika.decode(teltonikaLogin('356307042441013'), session);
+    const packet = teltonikaCodec8([{ time: new Date('2024-05-01T14:30:00Z'), latitude: 19.4, longitude: -99.1, speedKmh: 0, heading: 0, satellites: 9, ignition: true, battery: 3.95 }]);
+    const p = teltonika.decode(packet, session).positions[0]!;
+    expect(p).toMatchObject({ signalStrength: 25, connectionType: '4G', attributes: { rssi: 4, networkType: 2, battery: 3.95 } });
+  });
+
   it('carries an iButton key as IO 78, which decodes to the driver identifier', () => {
     const session = newSession();
     teltonika.decode(teltonikaLogin('356307042441013'), session);

@@ -12,6 +12,8 @@ export interface SimulatedFix {
   ignition: boolean;
   /** External supply in volts. */
   power?: number;
+  /** The tracker's own backup battery in volts. */
+  battery?: number;
   /** Total odometer in metres. */
   odometer?: number;
   /** The iButton key read with this fix (IO 78, eight bytes), as a driver identification reader sends it. */
@@ -28,13 +30,18 @@ export function teltonikaLogin(imei: string): Uint8Array {
   return frame;
 }
 
+/** The radio every simulated Teltonika reports: an LTE model (FMC) on 4G with 4 of 5 signal bars. */
+const GSM_LEVEL = 4;
+const NETWORK_TYPE_4G = 2;
+
 /**
- * A Codec 8 AVL packet as an FMB device sends it: ignition (IO 239), movement (240), power (66),
- * odometer (16), the digital outputs (179, 180) when known, and an iButton (78) when the fix has one.
+ * A Codec 8 AVL packet as an FMC device sends it: ignition (IO 239), movement (240), GSM signal (21),
+ * network type (237), power (66), battery (67), odometer (16), the digital outputs (179, 180) when
+ * known, and an iButton (78) when the fix has one.
  */
 export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
   const records = fixes.map((f) => {
-    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 4 * 2 + 1 + 3 + 1 + 5 + 1 + 9);
+    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 6 * 2 + 1 + 2 * 3 + 1 + 5 + 1 + 9);
     let at = 0;
     r.writeBigUInt64BE(BigInt(f.time.getTime()), at); at += 8;
     r[at++] = 0; // priority
@@ -45,16 +52,19 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     r[at++] = f.satellites;
     r.writeUInt16BE(Math.round(f.speedKmh), at); at += 2;
     r[at++] = f.iButton === undefined ? 0 : 78; // event IO id: a key read is the event
-    r[at++] = (f.iButton === undefined ? 4 : 5) + (f.outputs ? 2 : 0); // IO elements in all
-    r[at++] = f.outputs ? 4 : 2; // one-byte values
+    r[at++] = (f.iButton === undefined ? 7 : 8) + (f.outputs ? 2 : 0); // IO elements in all
+    r[at++] = f.outputs ? 6 : 4; // one-byte values
     r[at++] = 239; r[at++] = f.ignition ? 1 : 0;
     r[at++] = 240; r[at++] = f.speedKmh > 0 ? 1 : 0;
+    r[at++] = 21; r[at++] = GSM_LEVEL;
+    r[at++] = 237; r[at++] = NETWORK_TYPE_4G;
     if (f.outputs) {
       r[at++] = 179; r[at++] = f.outputs.out1 ? 1 : 0;
       r[at++] = 180; r[at++] = f.outputs.out2 ? 1 : 0;
     }
-    r[at++] = 1; // two-byte values
+    r[at++] = 2; // two-byte values
     r[at++] = 66; r.writeUInt16BE(Math.round((f.power ?? 12.6) * 1000), at); at += 2;
+    r[at++] = 67; r.writeUInt16BE(Math.round((f.battery ?? 4.1) * 1000), at); at += 2;
     r[at++] = 1; // four-byte values
     r[at++] = 16; r.writeUInt32BE(Math.round(f.odometer ?? 0), at); at += 4;
     if (f.iButton === undefined) r[at++] = 0; // eight-byte values

@@ -1,6 +1,8 @@
 import type { SimulatedFix } from './teltonika-packets.ts';
 import { readTeltonikaServerMessage, teltonikaCodec8, teltonikaLogin, teltonikaResponse } from './teltonika-packets.ts';
-import { gt06CommandAnswer, gt06Location, gt06Login, readGt06Answer, readGt06ServerMessage } from './gt06-packets.ts';
+import {
+  gt06BatteryHeartbeat, gt06CommandAnswer, gt06Location, gt06Login, gt06NetworkTechnology, readGt06Answer, readGt06ServerMessage,
+} from './gt06-packets.ts';
 import { obeyGt06, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
 
 /** A command as the device read it off the wire. */
@@ -10,7 +12,7 @@ export interface ReceivedCommand {
   serverFlag?: number;
 }
 
-/** A server message after login: an acknowledgement of records, or a command. */
+/** A server message after login: an acknowledgement of records (0 for a status message's), or a command. */
 export type ServerMessage = { consumed: number } & ({ kind: 'ack'; records: number } | { kind: 'command'; command: ReceivedCommand });
 
 /** How a simulated tracker of one protocol logs in, packs its fixes, reads the server and obeys its commands. */
@@ -23,6 +25,11 @@ export interface TrackerDialect {
   /** The login answer at the start of `received`, or undefined while incomplete. */
   readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean } | undefined;
   packet(fixes: SimulatedFix[]): Uint8Array;
+  /**
+   * What the device reports of itself apart from its fixes (its radio, its battery), as of `fix`; sent
+   * after each login and then now and then. Undefined for protocols whose fixes carry all of it.
+   */
+  status?(fix: SimulatedFix): Uint8Array;
   /** The server message at the start of `received`, or undefined while incomplete. */
   readServerMessage(received: Uint8Array): ServerMessage | undefined;
   /** What the device does with a command: its outputs afterwards and its answer text. */
@@ -48,6 +55,8 @@ export const teltonikaDialect: TrackerDialect = {
 };
 
 let gt06Serial = 1;
+/** Message types of the GT06 status (information 0x94, heartbeat 0x23): their answers acknowledge no fix. */
+const GT06_STATUS_TYPES = new Set([0x94, 0x23]);
 
 /** GT06 sends one fix per message and the server echoes each; a login is accepted by its echo. */
 export const gt06Dialect: TrackerDialect = {
@@ -60,10 +69,16 @@ export const gt06Dialect: TrackerDialect = {
     return answer && { consumed: answer.consumed, accepted: answer.type === 0x01 };
   },
   packet: (fixes) => gt06Location(fixes[0]!, gt06Serial++ & 0xffff),
+  // A 4G model: its network, then a heartbeat with its battery and 3 of 4 signal bars.
+  status: (fix) =>
+    Buffer.concat([
+      gt06NetworkTechnology('4G', gt06Serial++ & 0xffff),
+      gt06BatteryHeartbeat({ ignition: fix.ignition, battery: fix.battery ?? 4.1, gsm: 3 }, gt06Serial++ & 0xffff),
+    ]),
   readServerMessage: (r) => {
     const message = readGt06ServerMessage(r);
     if (!message) return undefined;
-    if (message.kind === 'ack') return { kind: 'ack', consumed: message.consumed, records: 1 };
+    if (message.kind === 'ack') return { kind: 'ack', consumed: message.consumed, records: GT06_STATUS_TYPES.has(message.type) ? 0 : 1 };
     return { kind: 'command', consumed: message.consumed, command: { text: message.text, serverFlag: message.serverFlag } };
   },
   obey: (command, outputs) => obeyGt06(command.text, outputs),

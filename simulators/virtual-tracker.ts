@@ -16,6 +16,8 @@ export interface TrackerStats {
 }
 
 const MAX_BUFFERED_FIXES = 10_000;
+/** Packets between two status reports (radio, battery): every 5 minutes at the demo's 5 s. */
+const STATUS_EVERY_PACKETS = 60;
 
 /**
  * One simulated tracker over real TCP: it reports every interval, keeps what the server has not
@@ -36,6 +38,8 @@ export class VirtualTracker {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastFixAt = 0;
+  /** Packets sent since the last status report; a login makes one due. */
+  private packetsSinceStatus = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly imei: string,
@@ -108,13 +112,14 @@ export class VirtualTracker {
           return;
         }
         this.state = 'ready';
+        this.packetsSinceStatus = Number.POSITIVE_INFINITY;
         this.send();
       } else if (this.state === 'ready') {
         const message = this.dialect.readServerMessage(this.received);
         if (!message) return;
         this.received = this.received.subarray(message.consumed);
         if (message.kind === 'command') this.obey(message.command);
-        else if (this.inFlight > 0) this.acknowledged(message.records);
+        else if (this.inFlight > 0 && message.records > 0) this.acknowledged(message.records);
       } else {
         return;
       }
@@ -142,6 +147,11 @@ export class VirtualTracker {
     const batch = this.outbox.slice(0, this.dialect.maxRecordsPerPacket);
     this.inFlight = batch.length;
     this.sentAt = performance.now();
+    if (this.dialect.status && this.packetsSinceStatus >= STATUS_EVERY_PACKETS) {
+      this.socket.write(this.dialect.status(batch[batch.length - 1]!));
+      this.packetsSinceStatus = 0;
+    }
+    this.packetsSinceStatus++;
     this.socket.write(this.dialect.packet(batch));
   }
 
