@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   events: () => import('./events.ts'),
   'fleet-reads': () => import('./fleet-reads.ts'),
   geofence: () => import('./geofence.ts'),
+  geocode: () => import('./geocode.ts'),
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),
   pipeline: () => import('./pipeline.ts'),

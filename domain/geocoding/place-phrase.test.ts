@@ -25,11 +25,16 @@ describe('distancePhrase', () => {
 });
 
 describe('describeNearPlace', () => {
-  it('names the place alone within 1 km of it', () => {
-    expect(describeNearPlace(19.35 + 990 / M_PER_DEGREE, -99.16, coyoacan)).toBe('Coyoacán, Ciudad de México, MX');
+  it('names the place alone within 500 m of it', () => {
+    expect(describeNearPlace(19.35 + 490 / M_PER_DEGREE, -99.16, coyoacan)).toBe('Coyoacán, Ciudad de México, MX');
   });
 
-  it('gives distance and direction from the place beyond 1 km', () => {
+  it('gives metres from the place beyond 500 m, under 1 km', () => {
+    expect(describeNearPlace(19.35 - 610 / M_PER_DEGREE, -99.16, coyoacan)).toBe('610 m S of Coyoacán, Ciudad de México, MX');
+    expect(describeNearPlace(19.35, -99.16 - 700 / M_PER_DEGREE / Math.cos((19.35 * Math.PI) / 180), coyoacan)).toBe('700 m W of Coyoacán, Ciudad de México, MX');
+  });
+
+  it('gives kilometres and direction from 1 km', () => {
     const d = 1_500 / M_PER_DEGREE / Math.SQRT2;
     const east = d / Math.cos((19.35 * Math.PI) / 180);
     expect(describeNearPlace(19.35 + d, -99.16 + east, coyoacan)).toBe('1.5 km NE of Coyoacán, Ciudad de México, MX');

