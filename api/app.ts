@@ -41,6 +41,7 @@ import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
+import { vehicleAccumulatorRoutes } from './routes/vehicle-accumulators.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -193,6 +194,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', webhookRoutes(routeDeps));
   api.route('/', vehicleRoutes(routeDeps));
   api.route('/', vehiclePositionRoutes(routeDeps));
+  api.route('/', vehicleAccumulatorRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
   api.route('/', commandRoutes(routeDeps));
   api.route('/', apiKeyRoutes(routeDeps));

@@ -2,6 +2,7 @@ import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { isUniqueViolation } from './unique-violation.ts';
+import { shownOdometerKmSql } from './vehicle-accumulators.ts';
 import type { Device, DeviceMode } from './schema.ts';
 
 export interface NewDevice {
@@ -73,10 +74,12 @@ function visibleDevices(db: Db, scope: AccessScope) {
 function withState(db: Db, scope: AccessScope) {
   return visibleDevices(db, scope)
     .leftJoin('device_states as s', 's.device_id', 'd.id')
+    .leftJoin('device_engine_states as e', 'e.device_id', 'd.id')
+    .leftJoin('vehicle_baselines as b', 'b.device_id', 'd.id')
     .select([
       'd.id', 'd.imei', 'd.name', 'd.plates',
       's.fix_time', 's.last_report_at', 's.valid', 's.latitude', 's.longitude', 's.speed_kmh', 's.heading',
-      's.satellites', 's.ignition', 's.odometer_km', 's.power_voltage', 's.backup_voltage', 's.signal_strength',
+      's.satellites', 's.ignition', shownOdometerKmSql.as('odometer_km'), 's.power_voltage', 's.backup_voltage', 's.signal_strength',
       's.connection_type', 's.address',
     ]);
 }

@@ -16,6 +16,7 @@ import * as geofenceModes from './migrations/0014-geofence-modes.ts';
 import * as mintedCredentials from './migrations/0015-minted-credentials.ts';
 import * as webhookFairDelivery from './migrations/0016-webhook-fair-delivery.ts';
 import * as addresses from './migrations/0017-addresses.ts';
+import * as vehicleAccumulators from './migrations/0018-vehicle-accumulators.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-minted-credentials': mintedCredentials,
   '0016-webhook-fair-delivery': webhookFairDelivery,
   '0017-addresses': addresses,
+  '0018-vehicle-accumulators': vehicleAccumulators,
 };
 
 function migrator(db: Kysely<any>): Migrator {

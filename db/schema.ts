@@ -207,6 +207,19 @@ export interface DeviceEngineStatesTable {
   overspeed: ColumnType<boolean, boolean | undefined, boolean>;
   /** The trip segmenter's state (engine/trips/trip-segmenter.ts); null before the first fix. */
   segment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The server's odometer and engine hours (domain/accumulators/vehicle-accumulators.ts); null before the first step. */
+  accumulators: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+}
+
+/** An installer's odometer and engine hours for a vehicle, with the server's counts when each was set. */
+export interface VehicleBaselinesTable {
+  device_id: number;
+  odometer_km: number | null;
+  odometer_from_m: ColumnType<number, number | undefined, number>;
+  odometer_set_at: Timestamp | null;
+  engine_hours: number | null;
+  engine_from_s: ColumnType<number, number | undefined, number>;
+  engine_set_at: Timestamp | null;
 }
 
 export interface GeofenceChangesTable {
@@ -495,6 +508,7 @@ export interface Database {
   late_fixes: LateFixesTable;
   ingest_dead_letters: IngestDeadLettersTable;
   device_engine_states: DeviceEngineStatesTable;
+  vehicle_baselines: VehicleBaselinesTable;
   geofence_changes: GeofenceChangesTable;
   events: EventsTable;
   stream_tokens: StreamTokensTable;

@@ -5,6 +5,7 @@ import { inTransaction, type Db } from './database.ts';
 import { addDevice } from './devices.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { isUniqueViolation } from './unique-violation.ts';
+import { engineHoursSql, shownOdometerKmSql } from './vehicle-accumulators.ts';
 import { ACTIVE_STATUSES } from './travels.ts';
 import { TravelStatus } from './schema.ts';
 
@@ -78,9 +79,12 @@ export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
   const row = await visibleVehicles(db, scope)
     .leftJoin('driver_assignments as a', (join) => join.onRef('a.device_id', '=', 'd.id').on('a.until', 'is', null))
     .leftJoin('drivers as dr', 'dr.id', 'a.driver_id')
+    .leftJoin('device_engine_states as e', 'e.device_id', 'd.id')
+    .leftJoin('vehicle_baselines as b', 'b.device_id', 'd.id')
     .select([
       ...RECORD_COLUMNS, 'd.plates', 'd.protocol', 'd.speed_limit_kmh', 'd.unknown_driver_identifier', 'd.unknown_driver_seen_at',
       'dr.id as driver_id', 'dr.name as driver_name', 'dr.identifier as driver_identifier', 'a.since as driver_since', 's.address',
+      shownOdometerKmSql.as('odometer_km'), engineHoursSql.as('engine_hours'),
     ])
     .where('d.imei', '=', imei)
     .executeTakeFirst();

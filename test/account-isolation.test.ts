@@ -108,7 +108,7 @@ afterAll(async () => {
 function pathFor(path: string, ids: Scope['ids']): string {
   const idFor: Record<string, keyof Scope['ids']> = {
     '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
-    '/vehicles/{id}/positions': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
+    '/vehicles/{id}/positions': 'vehicle', '/vehicles/{id}/accumulators': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
     '/commands/{id}': 'command',
   };
   let filled = path.replace('{deliveryId}', ids.delivery!);
@@ -171,7 +171,7 @@ describe('two accounts with the same names, each in both modes', () => {
 
   it('show each key its own data where it has some, so the walk above saw real answers', async () => {
     const mustShow = [
-      '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
+      '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
       '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit',
     ];
     for (const scope of scopes) {

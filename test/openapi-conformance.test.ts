@@ -362,6 +362,24 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 409, what: 'a vehicle with an In progress travel', request: (s) => ({ path: `/vehicles/${s.devices.reporting.imei}`, method: 'DELETE' }), shows: errorMatching(/active travel .*In progress/) },
     ],
   },
+  'GET /vehicles/{id}/accumulators': {
+    permission: 'vehicles:read',
+    cases: [
+      { status: 200, what: 'a vehicle with a baseline', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators` }), shows: (body) => { noneNull(body.data); noneNull(body.data.baseline); } },
+      { status: 400, what: 'an id over 64 characters', request: () => ({ path: `/vehicles/${'9'.repeat(65)}/accumulators` }) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/vehicles/000000000000000/accumulators' }), shows: errorMatching(/Vehicle not found or no access/) },
+    ],
+  },
+  'PUT /vehicles/{id}/accumulators': {
+    permission: 'vehicles:write',
+    cases: [
+      { status: 200, what: 'an odometer baseline', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators`, method: 'PUT', body: { odometerKm: 120_000 } }), shows: (body) => expect(body.data).toMatchObject({ serverOdometerKm: 120_000, baseline: { odometerKm: 120_000 } }) },
+      { status: 400, what: 'no figure', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators`, method: 'PUT', body: {} }), shows: errorMatching(/odometerKm, engineHours or both/) },
+      { status: 404, what: 'an unknown IMEI', request: () => ({ path: '/vehicles/000000000000000/accumulators', method: 'PUT', body: { engineHours: 1 } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators`, method: 'PUT', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators`, method: 'PUT', body: 'odometerKm=1', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
   'GET /drivers': {
     permission: 'drivers:read',
     cases: [

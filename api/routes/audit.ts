@@ -13,7 +13,7 @@ const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema
 export const AUDIT_ACTIONS = [
   'api_key.created', 'api_key.revoked', 'oauth_client.created', 'oauth_client.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
-  'command.created', 'command.cancelled',
+  'command.created', 'command.cancelled', 'vehicle.accumulators_set',
 ] as const;
 
 const AuditEntrySchema = z
@@ -39,7 +39,7 @@ const AuditPage = z.object({ data: z.array(AuditEntrySchema), has_more: z.boolea
 
 const route = createRoute({
   method: 'get', path: '/audit', tags: ['Access'], summary: 'The account\'s audit log of the caller\'s mode, newest first',
-  description: `Who created or revoked API keys and OAuth clients, changed webhooks, and sent or cancelled commands: the key or client, the user, the address, when. Actions: ${AUDIT_ACTIONS.join(', ')}.`,
+  description: `Who created or revoked API keys and OAuth clients, changed webhooks, sent or cancelled commands, and set vehicles' odometer and engine hours: the key or client, the user, the address, when. Actions: ${AUDIT_ACTIONS.join(', ')}.`,
   middleware: [requirePermission('audit:read')] as const,
   request: {
     query: z.object({

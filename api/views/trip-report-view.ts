@@ -22,7 +22,7 @@ const TripSchema = z
     endGeofence: z.string().nullable(),
     startAddress: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the start, looked up within seconds after the trip began; null: not yet, none found, or geocoding off' }),
     endAddress: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the end, looked up once the trip has ended; null while in progress, not yet, none found, or geocoding off' }),
-    distanceKm: kilometres('By the odometer when the tracker sends one at both ends, else the sum of great-circle legs between valid fixes'),
+    distanceKm: kilometres("By the tracker's odometer when it sends one at both ends, else by the server's (the vehicle's odometerKm, filtered against a halted vehicle's GPS scatter); for trips begun before the server kept one, the sum of great-circle legs between valid fixes"),
     drivingS: seconds('Time moving'),
     idleS: seconds('Time with the ignition on and not moving'),
     maxSpeedKmh: speedKmh('The fastest valid fix'),

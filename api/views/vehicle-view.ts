@@ -38,11 +38,16 @@ export const VehicleDetailSchema = VehicleSchema.extend({
   unknown_driver_identifier: z.string().nullable().openapi({ description: 'The last driver identifier the tracker reported that no registered driver has' }),
   unknown_driver_seen_at: z.string().nullable().openapi({ format: 'date-time' }),
   user_ids: z.array(z.number().int()).openapi({ description: 'Users of the account who may see the vehicle' }),
+  odometer_km: z.number().nullable().openapi({ description: 'As odometerKm of GET /devices/status: the tracker\'s own, else the server\'s (GET /vehicles/{id}/accumulators)', example: 120_431.7 }),
+  engine_hours: z.number().nullable().openapi({ description: 'Hours with the ignition on, counted by the server from an installer\'s baseline or from 0; null before the first fix', example: 3_512.25 }),
   address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest position, as `address` of GET /devices/status; null: not looked up yet, none found, or geocoding off' }),
 }).openapi('VehicleDetail');
 
 export type VehicleView = z.infer<typeof VehicleSchema>;
 export type VehicleDetailView = z.infer<typeof VehicleDetailSchema>;
+
+const tenths = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+const hundredths = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100);
 
 /** The record of GET /vehicles; status and updated_at as GET /devices/status gives them at `now`. */
 export function vehicleView(row: VehicleRow, now: Date, thresholds: DeviceStatusThresholds): VehicleView {
@@ -67,6 +72,8 @@ export function vehicleDetailView(row: VehicleDetailRow, now: Date, thresholds: 
     unknown_driver_identifier: row.unknown_driver_identifier,
     unknown_driver_seen_at: row.unknown_driver_seen_at ? row.unknown_driver_seen_at.toISOString() : null,
     user_ids: row.user_ids,
+    odometer_km: tenths(row.odometer_km),
+    engine_hours: hundredths(row.engine_hours),
     address: row.address,
   };
 }

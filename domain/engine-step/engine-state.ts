@@ -20,6 +20,8 @@ export interface EngineState {
   speedLimitKmh: number | null;
   /** The trip segmenter's state (domain/trips/trip-segmenter.ts); null before its first run. */
   segment: Record<string, unknown> | null;
+  /** The server's odometer and engine hours (domain/accumulators/vehicle-accumulators.ts); null or absent before their first run. */
+  accumulators?: Record<string, unknown> | null;
   /** The device's reverse-geocoded address and the point it describes, for its events' positions; null: none yet. */
   knownAddress?: KnownAddress | null;
 }
@@ -53,4 +55,6 @@ export interface EngineStateUpdate {
   overspeed: boolean;
   /** The segmenter's new state; undefined leaves the stored one. */
   segment?: Record<string, unknown>;
+  /** The accumulators' new state; undefined leaves the stored one. */
+  accumulators?: Record<string, unknown>;
 }

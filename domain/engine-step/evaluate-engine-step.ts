@@ -7,6 +7,7 @@ import { evaluateFixes, type DwellRules } from '../geofences/fence-crossings.ts'
 import type { GeofenceIndex } from '../geofences/geofence-index.ts';
 import { visitChanges, type DeviceCrossing, type VisitChanges } from '../geofences/geofence-visits.ts';
 import { travelArrivals, travelStarts, type StepTravel, type TravelStart, type WaypointArrival } from '../travels/travel-step.ts';
+import { accumulate, accumulatorState, type AccumulatorFix } from '../accumulators/vehicle-accumulators.ts';
 import { deviceTrips, type DeviceStop, type DeviceTrip, type TripSettings } from '../trips/device-trips.ts';
 import { detectVehicleSignals, type VehicleSignal } from '../vehicle-signals.ts';
 import type { EngineFix, EngineState, EngineStateUpdate } from './engine-state.ts';
@@ -137,14 +138,19 @@ function evaluateDevice(
     status = next;
   }
 
+  // In fix-time order only, like the trips: a late fix adds neither distance nor engine time (docs/engine.md).
+  const odometerAt = new Float64Array(fixes.length);
+  const accumulators = accumulate(accumulatorState(state.accumulators ?? null), settings.trips, accumulatorFixes(fixes), odometerAt);
+
   // In fix-time order only: a late fix does not reopen or reshape a trip (README, "Trips and stops").
-  const segmented = deviceTrips(deviceId, state.segment, fixes, { ...settings.trips, speedLimitKmh: state.speedLimitKmh }, index, driverByFix);
+  const segmented = deviceTrips(deviceId, state.segment, fixes, { ...settings.trips, speedLimitKmh: state.speedLimitKmh }, index, driverByFix, odometerAt);
   out.trips.push(...segmented.trips);
   out.stops.push(...segmented.stops);
 
   out.states.push({
     deviceId,
     segment: segmented.state as unknown as Record<string, unknown>,
+    accumulators: accumulators as unknown as Record<string, unknown>,
     cursor: fence.state.cursor === null ? null : new Date(fence.state.cursor),
     inside: [...fence.state.inside],
     pending: fence.state.pending,
@@ -153,3 +159,6 @@ function evaluateDevice(
     overspeed: signalState.overspeed,
   });
 }
+
+const accumulatorFixes = (fixes: readonly EngineFix[]): AccumulatorFix[] =>
+  fixes.map((f) => ({ t: f.fixTime.getTime(), valid: f.valid, lat: f.latitude, lng: f.longitude, speedKmh: f.speedKmh, ignition: f.ignition }));

@@ -59,13 +59,16 @@ export function deviceTrips(
   rules: TripRules,
   index: GeofenceIndex | undefined,
   driverByFix: readonly (number | null)[] | undefined,
+  /** The server's odometer (m) after each fix, when it keeps one (domain/accumulators/). */
+  odometerAt?: Float64Array,
 ): { state: SegmentState; trips: DeviceTrip[]; stops: DeviceStop[] } {
   const prior = stored ? (stored as unknown as SegmentState) : EMPTY_SEGMENT_STATE;
   const out = segmentTrips(
     prior,
     rules,
-    fixes.map((f) => ({
+    fixes.map((f, i) => ({
       t: f.fixTime.getTime(), valid: f.valid, lat: f.latitude, lng: f.longitude, speedKmh: f.speedKmh, ignition: f.ignition, odometerKm: f.odometerKm, alarm: f.alarm,
+      serverOdometerM: odometerAt?.[i] ?? null,
     })),
     (i) => driverByFix?.[i] ?? null,
     smallestGeofenceAt(index, scratch),

@@ -211,4 +211,14 @@ describe('the odometer', () => {
       expect(trips[0]!.distanceM).toBeCloseTo(10_000, 0); // the legs, start to end
     }
   });
+
+  it("is the server's when the tracker sends none, and the tracker's when it does", () => {
+    const legs = [{ seconds: 30, kmh: 0 }, { seconds: 600, kmh: 60 }, { seconds: 400, kmh: 0 }];
+    // The server's odometer counts 150 m a fix (not the 166.7 m the legs measure), from 5 km.
+    const server = drive(legs).map((f, i) => ({ ...f, serverOdometerM: 5000 + i * 150 }));
+    // Start at fix 2 (20 s), end at the first still fix (63).
+    expect(rowsAfter([segment(server)]).trips[0]!.distanceM).toBeCloseTo(61 * 150, 6);
+    const both = server.map((f, i) => ({ ...f, odometerKm: 1000 + i * 0.2 }));
+    expect(rowsAfter([segment(both)]).trips[0]!.distanceM).toBeCloseTo(61 * 200, 6);
+  });
 });

@@ -27,6 +27,8 @@ export interface SegmentFix {
   ignition: boolean | null;
   odometerKm: number | null;
   alarm: string | null;
+  /** The server's odometer after this fix, in m (domain/accumulators/); null or absent: none. */
+  serverOdometerM?: number | null;
 }
 
 /** Where a fix was, as the segmenter remembers it. */
@@ -35,6 +37,8 @@ interface Point {
   lat: number;
   lng: number;
   odometerKm: number | null;
+  /** The server's odometer there, m; absent in states stored before it was kept. */
+  serverOdometerM?: number | null;
   /** The geofence the vehicle was in there, by id (resolved once, when the point starts or ends something). */
   geofenceId: number | null;
 }
@@ -68,7 +72,7 @@ interface OpenStop {
 /** The segmenter's memory between evaluations: plain JSON, stored with the engine cursor. */
 export interface SegmentState {
   /** The previous valid fix: the start of the next interval. */
-  last: { t: number; lat: number; lng: number; speedKmh: number | null; odometerKm: number | null } | null;
+  last: { t: number; lat: number; lng: number; speedKmh: number | null; odometerKm: number | null; serverOdometerM?: number | null } | null;
   /** The last ignition reported (fixes that do not report it keep it). */
   ignition: boolean | null;
   trip: OpenTrip | null;
@@ -128,14 +132,18 @@ function addTotals(into: Totals, from: Totals): void {
 }
 
 /**
- * The odometer's count when both ends carry one and it went forward; else the legs. An odometer that
- * did not move is not counting (many trackers send 0 when theirs is off), one that went back was reset
- * or replaced.
+ * The tracker's odometer count when both ends carry one and it went forward; else the server's
+ * odometer count (the same as the vehicle's status shows, filtered against a halted vehicle's GPS
+ * scatter) when both ends have one; else the legs. An odometer that did not move is not counting
+ * (many trackers send 0 when theirs is off), one that went back was reset or replaced.
  */
 function tripDistanceM(trip: OpenTrip): number {
   const a = trip.start.odometerKm;
   const b = trip.end.odometerKm;
-  return a !== null && b !== null && b > a ? (b - a) * 1000 : trip.legsM;
+  if (a !== null && b !== null && b > a) return (b - a) * 1000;
+  const from = trip.start.serverOdometerM;
+  const to = trip.end.serverOdometerM;
+  return from != null && to != null && to >= from ? to - from : trip.legsM;
 }
 
 /**
@@ -167,8 +175,8 @@ export function segmentTrips(
   const stops = new Map<number, StopRecord>();
   const limit = rules.speedLimitKmh;
 
-  const point = (f: { t: number; lat: number; lng: number; odometerKm: number | null }, withGeofence: boolean): Point => ({
-    t: f.t, lat: f.lat, lng: f.lng, odometerKm: f.odometerKm, geofenceId: withGeofence ? geofenceAt(f.lat, f.lng) : null,
+  const point = (f: { t: number; lat: number; lng: number; odometerKm: number | null; serverOdometerM?: number | null }, withGeofence: boolean): Point => ({
+    t: f.t, lat: f.lat, lng: f.lng, odometerKm: f.odometerKm, serverOdometerM: f.serverOdometerM ?? null, geofenceId: withGeofence ? geofenceAt(f.lat, f.lng) : null,
   });
   const qualifies = (trip: OpenTrip) =>
     (trip.end.t - trip.start.t) / 1000 >= rules.minDurationS && tripDistanceM(trip) >= rules.minDistanceM;
@@ -277,7 +285,7 @@ export function segmentTrips(
       state.stop = { start: point(f, true), engineIdleS: 0 };
     }
 
-    state.last = { t: f.t, lat: f.lat, lng: f.lng, speedKmh: f.speedKmh, odometerKm: f.odometerKm };
+    state.last = { t: f.t, lat: f.lat, lng: f.lng, speedKmh: f.speedKmh, odometerKm: f.odometerKm, serverOdometerM: f.serverOdometerM ?? null };
   }
 
   if (state.trip?.recorded) trips.set(state.trip.start.t, tripRecord(state.trip, false));

@@ -124,6 +124,7 @@ export const WRITE_CASES: Record<string, WriteCase> = {
     }]),
   ],
   'DELETE /vehicles/{id}': (_a, v) => [byPath('DELETE', '/vehicles/{id}', { id: v.ids.vehicle })],
+  'PUT /vehicles/{id}/accumulators': (_a, v) => [byPath('PUT', '/vehicles/{id}/accumulators', { id: v.ids.vehicle }, { odometerKm: 999_999, engineHours: 9_999 })],
 
   'POST /drivers': (_a, v) => [{
     what: 'a driver with the victim\'s identifier', method: 'POST', path: '/drivers', body: { name: 'Carl', identifier: v.only.identifier }, status: 201,

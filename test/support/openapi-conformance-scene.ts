@@ -161,6 +161,10 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const vehicleDriver = await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name: 'Vera Scene', identifier: 'SCENE-VEHICLE-KEY' }).returning('id').executeTakeFirstOrThrow();
   await db.insertInto('driver_assignments').values({ driver_id: vehicleDriver.id, device_id: detailedId, since: new Date(now - 3_600_000), until: null, source: 'manual' }).execute();
   await db.updateTable('devices').set({ unknown_driver_identifier: '01A2B3C4D5E6F701', unknown_driver_seen_at: new Date(now - 600_000) }).where('id', '=', detailedId).execute();
+  // An installer's odometer and engine hours, so its figures are never null.
+  await db.insertInto('vehicle_baselines').values({
+    device_id: detailedId, odometer_km: 120_000, odometer_set_at: new Date(now - 600_000), engine_hours: 3_500, engine_set_at: new Date(now - 600_000),
+  }).execute();
   const toDeleteImei = `36${String(account.id).padStart(13, '0')}`;
   await vehicle(toDeleteImei, 'Scrap truck');
 
