@@ -16,12 +16,15 @@ export const DeviceStatusSchema = z
     address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest valid fix, looked up within seconds after it was stored (GEOCODER); kept while the vehicle stays within GEOCODER_REUSE_DISTANCE_M of where it was looked up. Null: not looked up yet, none found, or GEOCODER=off', example: 'Avenida Paseo de la Reforma 222, Juárez, Ciudad de México, México' }),
     speedKmh: z.number().int().nullable(),
     heading: z.number().int().nullable().openapi({ description: 'Whole degrees clockwise from north, 0 to 359' }),
-    odometerKm: z.number().nullable().openapi({ description: "The tracker's own odometer when its latest fix reports one above 0; else the server's, counted from the fixes from an installer's baseline (PUT /vehicles/{id}/accumulators) or from 0. Null: neither yet", example: 120_431.7 }),
+    odometerKm: z.number().nullable(),
     satellites: z.number().int().nullable(),
     powerVoltage: z.string().nullable().openapi({ description: `External power as text: ${VOLT_PRECISION}, then its unit`, example: '12.62 V' }),
     backupVoltage: z.string().nullable().openapi({ description: `Backup battery as text: ${VOLT_PRECISION}, then its unit`, example: '4.05 V' }),
-    signalStrength: z.number().int().nullable().openapi({ description: 'GSM signal, 0 to 31' }),
-    connectionType: z.string().nullable().openapi({ example: '4G' }),
+    signalStrength: z.number().int().min(0).max(31).nullable().openapi({
+      description: "GSM signal, 0 to 31 (a modem's CSQ), converted from the tracker protocol's own scale; the raw value is the fix's `rssi` attribute. Null until the tracker reported one",
+      example: 23,
+    }),
+    connectionType: z.string().nullable().openapi({ description: '2G, 3G or 4G, as the tracker reports its network; null when it has not said', example: '4G' }),
     lastReportUtc: z.string().nullable().openapi({ format: 'date-time' }),
     minutesSinceReport: z.number().int().nullable(),
   })
