@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAddressKeeper } from '../engine/geocoding/address-keeper.ts';
 import { createGeocoder } from '../engine/geocoding/create-geocoder.ts';
 import type { ReverseGeocoder } from '../engine/geocoding/reverse-geocoder.ts';
 import { silentLogger } from '../runtime/logger.ts';
@@ -249,6 +250,43 @@ describe('a provider that never answers', () => {
       expect((await statusOf(harness, IMEI)).address).toBeNull();
     } finally {
       tracker.close();
+    }
+  });
+});
+
+describe('two engine processes', () => {
+  it('share the work: each device is looked up once, an invalid fix never, and a newer fix stored meanwhile keeps the address', async () => {
+    const provider = await nominatim();
+    const geocoders = [0, 1].map(() => createGeocoder({ provider: 'nominatim', url: provider.url, timeoutMs: 5_000, requestsPerSecond: 100, cacheSize: 1000 }, silentLogger));
+    const devices = await Promise.all(Array.from({ length: 12 }, (_, i) => vehicle(`35630704244${String(8100 + i)}`, `Shared ${i}`)));
+    const invalid = await vehicle('356307042448200', 'No Fix');
+    const placeOf = (i: number) => ({ latitude: 20 + i * 0.01, longitude: -100 });
+    const fixTime = new Date();
+    for (const [i, d] of devices.entries()) await make.fix(d.id, { fixTime, valid: true, ...placeOf(i) });
+    await make.fix(invalid.id, { fixTime, valid: false, latitude: 21, longitude: -101 });
+    // Slower answers, so both keepers claim while lookups are in flight.
+    const keepers = geocoders.map((g) => startAddressKeeper(database.db, { reverse: async (lat, lng) => { await pause(100); return g.reverse(lat, lng); } }, silentLogger, { reuseM: REUSE_M, pollMs: 50, concurrency: 2 }));
+    try {
+      const addressed = () => database.db.selectFrom('device_states').select(['device_id', 'address']).where('device_id', 'in', [...devices.map((d) => d.id), invalid.id]).execute();
+      await eventually(addressed, (rows) => expect(rows.filter((r) => r.address !== null)).toHaveLength(devices.length), 10_000);
+      await pause(500);
+      // Only these devices: a vehicle of the tests above whose lookup hung is looked up here too.
+      const askedHere = () => provider.asked.filter((p) => p.lon === -100);
+      expect(askedHere()).toHaveLength(devices.length);
+      expect(new Set(askedHere().map((p) => p.lat.toFixed(4))).size).toBe(devices.length);
+      expect((await addressed()).find((r) => r.device_id === invalid.id)!.address).toBeNull();
+
+      // Ingest stores a newer fix 20 m on: the address stays, and nothing is asked.
+      await make.fix(devices[0]!.id, { fixTime: new Date(fixTime.getTime() + 1000), valid: true, latitude: placeOf(0).latitude + north(20), longitude: -100 });
+      await pause(500);
+      const first = await database.db.selectFrom('device_states').select(['address', 'latitude']).where('device_id', '=', devices[0]!.id).executeTakeFirstOrThrow();
+      expect(first.latitude).toBeCloseTo(placeOf(0).latitude + north(20), 6);
+      expect(first.address).toBe(addressOf(placeOf(0).latitude, -100));
+      expect(askedHere()).toHaveLength(devices.length);
+    } finally {
+      for (const k of keepers) await k.close();
+      for (const g of geocoders) await g.close?.();
+      await provider.close();
     }
   });
 });
