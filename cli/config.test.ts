@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       },
       access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20, oauthTokenRateLimit: 30, trustProxy: [] },
       commands: { safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
+      geocoder: { provider: 'offline', timeoutMs: 3000, requestsPerSecond: 1, cacheSize: 10_000 },
       demoSeed: 'auto',
       demoSimulate: 'auto',
     });
@@ -130,6 +131,12 @@ describe('loadConfig', () => {
       TRIP_MIN_DURATION_S: '60',
       TRIP_MAX_GAP_S: '900',
       DEMO_SEED: 'true',
+      GEOCODER: 'pelias',
+      GEOCODER_URL: 'https://api.geocode.earth',
+      GEOCODER_KEY: 'ge-123',
+      GEOCODER_TIMEOUT_MS: '1500',
+      GEOCODER_RATE_PER_S: '10',
+      GEOCODER_CACHE_SIZE: '500',
       ETA_REFRESH_S: '10',
       INACTIVITY_SWEEP_S: '15',
       GEOFENCE_POLL_MS: '250',
@@ -169,6 +176,7 @@ describe('loadConfig', () => {
       },
       access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50, oauthTokenRateLimit: 5, trustProxy: ['10.0.0.0/8', '::1'] },
       commands: { safeStopKmh: 15, safeStopMaxFixAgeMs: 30_000, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
+      geocoder: { provider: 'pelias', url: 'https://api.geocode.earth', key: 'ge-123', timeoutMs: 1500, requestsPerSecond: 10, cacheSize: 500 },
       demoSeed: 'true',
       demoSimulate: 'false',
     });
@@ -235,6 +243,22 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ DEMO_SEED: 'yes' })).toBe('DEMO_SEED must be auto, true or false, got "yes"');
     expect(loadConfig({ DEMO_SEED: 'false' }).demoSeed).toBe('false');
     expect(loadConfig({ DEMO_SEED: 'auto' }).demoSeed).toBe('auto');
+  });
+
+  it('takes GEOCODER and its settings, refusing what cannot work', () => {
+    expect(loadConfig({ GEOCODER: 'off' }).geocoder.provider).toBe('off');
+    expect(loadConfig({ GEOCODER: 'nominatim', GEOCODER_URL: 'http://nominatim.internal:8080' }).geocoder).toEqual({
+      provider: 'nominatim', url: 'http://nominatim.internal:8080', timeoutMs: 3000, requestsPerSecond: 1, cacheSize: 10_000,
+    });
+    expect(startupErrorOf({ GEOCODER: 'google' })).toBe('GEOCODER must be one of offline, nominatim, photon, pelias, off, got "google"');
+    expect(startupErrorOf({ GEOCODER: 'photon' })).toBe("GEOCODER=photon needs GEOCODER_URL, the provider's base URL");
+    expect(startupErrorOf({ GEOCODER: 'photon', GEOCODER_URL: 'ftp://photon' })).toBe('GEOCODER_URL must start with http:// or https://');
+    expect(startupErrorOf({ GEOCODER: 'nominatim', GEOCODER_URL: 'https://nominatim.openstreetmap.org', GEOCODER_RATE_PER_S: '2' })).toMatch(
+      /^GEOCODER_RATE_PER_S must be at most 1 for nominatim.openstreetmap.org/,
+    );
+    expect(startupErrorOf({ GEOCODER_RATE_PER_S: '0' })).toBe('GEOCODER_RATE_PER_S must be a positive number, got "0"');
+    expect(startupErrorOf({ GEOCODER_TIMEOUT_MS: '10' })).toBe('GEOCODER_TIMEOUT_MS must be an integer from 100 to 60000, got "10"');
+    expect(startupErrorOf({ GEOCODER_CACHE_SIZE: '-1' })).toBe('GEOCODER_CACHE_SIZE must be an integer from 0 to 10000000, got "-1"');
   });
 
   it('rejects the numeric limits out of range, naming the variable', () => {

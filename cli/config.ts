@@ -6,6 +6,7 @@ import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS } from '
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
 
 
 export interface Config {
@@ -116,6 +117,8 @@ export interface Config {
     /** How often commands past their time to live are marked expired. */
     expirySweepMs: number;
   };
+  /** Addresses of points (docs/geocoding.md): GEOCODER and its GEOCODER_* settings. */
+  geocoder: GeocoderSettings;
   demoSeed: 'auto' | 'true' | 'false';
   /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
   demoSimulate: 'auto' | 'true' | 'false';
@@ -209,6 +212,29 @@ function webhookAccountConcurrency(env: Env): number {
     throw new StartupError(`WEBHOOK_ACCOUNT_CONCURRENCY (${perAccount}) must not exceed WEBHOOK_CONCURRENCY (${concurrency})`);
   }
   return perAccount;
+}
+
+const GEOCODERS: readonly GeocoderSettings['provider'][] = ['offline', 'nominatim', 'photon', 'pelias', 'off'];
+
+/** GEOCODER and its settings: an online provider needs GEOCODER_URL, and the public Nominatim its policy's one request a second. */
+function geocoder(env: Env): GeocoderSettings {
+  const provider = (env.GEOCODER || 'offline') as GeocoderSettings['provider'];
+  if (!GEOCODERS.includes(provider)) throw new StartupError(`GEOCODER must be one of ${GEOCODERS.join(', ')}, got "${env.GEOCODER}"`);
+  const providerUrl = url(env, 'GEOCODER_URL', ['http:', 'https:']);
+  const online = provider !== 'offline' && provider !== 'off';
+  if (online && !providerUrl) throw new StartupError(`GEOCODER=${provider} needs GEOCODER_URL, the provider's base URL`);
+  const requestsPerSecond = positiveNumber(env, 'GEOCODER_RATE_PER_S', 1);
+  if (provider === 'nominatim' && new URL(providerUrl!).hostname === 'nominatim.openstreetmap.org' && requestsPerSecond > 1) {
+    throw new StartupError('GEOCODER_RATE_PER_S must be at most 1 for nominatim.openstreetmap.org (its usage policy); run your own Nominatim for more');
+  }
+  return {
+    provider,
+    ...(providerUrl ? { url: providerUrl } : {}),
+    ...(env.GEOCODER_KEY ? { key: env.GEOCODER_KEY } : {}),
+    timeoutMs: integer(env, 'GEOCODER_TIMEOUT_MS', 3000, 100, 60_000),
+    requestsPerSecond,
+    cacheSize: integer(env, 'GEOCODER_CACHE_SIZE', 10_000, 0, 10_000_000),
+  };
 }
 
 /** Reads the configuration from environment variables; every variable is documented in the README. */
@@ -306,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
       sweepMs: integer(env, 'COMMAND_SWEEP_S', 5, 1, 3600) * 1000,
       expirySweepMs: integer(env, 'COMMAND_EXPIRY_SWEEP_S', 5, 1, 3600) * 1000,
     },
+    geocoder: geocoder(env),
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),
   };
