@@ -103,10 +103,13 @@ export function createOnlineGeocoder(options: OnlineGeocoderOptions): ReverseGeo
       // Points that round alike while one request is out share its answer.
       let pending = inFlight.get(key);
       if (!pending) {
-        pending = ask(latitude, longitude).finally(() => inFlight.delete(key));
+        pending = ask(latitude, longitude)
+          .then((answer) => {
+            if (answer !== undefined) cache.set(key, answer);
+            return answer;
+          })
+          .finally(() => inFlight.delete(key));
         inFlight.set(key, pending);
-        const answer = await pending;
-        if (answer !== undefined) cache.set(key, answer);
       }
       const answer = await pending;
       // null: the provider has nothing here (the open sea, a remote track); the nearest place may still say something.
