@@ -29,6 +29,7 @@ import { deviceRoutes } from './routes/devices.ts';
 import { driverRoutes } from './routes/drivers.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { mapRoutes } from './map/map-routes.ts';
+import type { MapTiles } from './map/map-tiles.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -69,6 +70,8 @@ export interface AppDeps {
     tripMaxGapS?: number;
     /** COMMAND_SAFE_STOP_KMH, COMMAND_SAFE_STOP_MAX_FIX_AGE_S (in ms) and COMMAND_MAX_ATTEMPTS (defaults 20, 60 s and 3). */
     commands?: { safeStopKmh: number; safeStopMaxFixAgeMs: number; maxAttempts: number };
+    /** MAP_TILE_URL and MAP_TILE_ATTRIBUTION: a tile server under the live map; absent, the map is offline. */
+    mapTiles?: MapTiles;
   };
   travelSchedule?: TravelSchedule;
   webhookDispatch?: WebhookDispatch;
@@ -141,7 +144,7 @@ export function createApp(deps: AppDeps) {
     tokens: deps.oauthTokenLimiter ?? createMemoryRateLimiter(30, 60_000),
   }));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
-  app.route('/map', mapRoutes());
+  app.route('/map', mapRoutes(deps.config.mapTiles));
   app.get('/', (c) => c.redirect('/docs'));
 
   const api = new OpenAPIHono<AppEnv>();

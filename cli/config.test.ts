@@ -261,6 +261,23 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ GEOCODER_CACHE_SIZE: '-1' })).toBe('GEOCODER_CACHE_SIZE must be an integer from 0 to 10000000, got "-1"');
   });
 
+  it('takes MAP_TILE_URL with its MAP_TILE_ATTRIBUTION, and by default no tile server (the offline map)', () => {
+    expect(loadConfig({}).mapTiles).toBeUndefined();
+    const url = 'https://tile.example.com/{z}/{x}/{y}.png?key=abc';
+    expect(loadConfig({ MAP_TILE_URL: url, MAP_TILE_ATTRIBUTION: ' © OpenStreetMap contributors ' }).mapTiles).toEqual({ url, attribution: '© OpenStreetMap contributors' });
+    expect(loadConfig({ MAP_TILE_URL: 'http://127.0.0.1:8080/tiles/{z}/{x}/{y}{r}.png', MAP_TILE_ATTRIBUTION: 'Ours' }).mapTiles?.url).toBe('http://127.0.0.1:8080/tiles/{z}/{x}/{y}{r}.png');
+    const attribution = { MAP_TILE_ATTRIBUTION: 'Tiles' };
+    expect(startupErrorOf({ MAP_TILE_URL: url })).toMatch(/^MAP_TILE_ATTRIBUTION is required with MAP_TILE_URL/);
+    expect(startupErrorOf({ MAP_TILE_URL: url, MAP_TILE_ATTRIBUTION: '  ' })).toMatch(/^MAP_TILE_ATTRIBUTION is required with MAP_TILE_URL/);
+    expect(startupErrorOf({ MAP_TILE_ATTRIBUTION: 'Tiles' })).toBe('MAP_TILE_ATTRIBUTION is set without MAP_TILE_URL; set both, or neither for the offline map');
+    expect(startupErrorOf({ MAP_TILE_URL: 'tiles/{z}/{x}/{y}.png', ...attribution })).toMatch(/^MAP_TILE_URL is not a valid URL/);
+    expect(startupErrorOf({ MAP_TILE_URL: 'ftp://tile.example.com/{z}/{x}/{y}.png', ...attribution })).toBe('MAP_TILE_URL must start with http:// or https://');
+    expect(startupErrorOf({ MAP_TILE_URL: 'https://tile.example.com/{z}/{x}.png', ...attribution })).toMatch(/^MAP_TILE_URL must contain \{z\}, \{x\} and \{y\}, lacks \{y\}/);
+    expect(startupErrorOf({ MAP_TILE_URL: 'https://{s}.tile.example.com/{z}/{x}/{y}.png', ...attribution })).toMatch(/^MAP_TILE_URL must name one host/);
+    expect(startupErrorOf({ MAP_TILE_URL: 'https://me:secret@tile.example.com/{z}/{x}/{y}.png', ...attribution })).toMatch(/^MAP_TILE_URL must not hold a user or password/);
+    expect(startupErrorOf({ MAP_TILE_URL: url, MAP_TILE_ATTRIBUTION: 'x'.repeat(301) })).toBe('MAP_TILE_ATTRIBUTION must be at most 300 characters, got 301');
+  });
+
   it('rejects the numeric limits out of range, naming the variable', () => {
     expect(startupErrorOf({ RATE_LIMIT_MAX: '0' })).toMatch(/^RATE_LIMIT_MAX must be an integer from 1 to /);
     expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);

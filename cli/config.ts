@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { MapTiles } from '../api/map/map-tiles.ts';
 import { TrustedProxies, TrustedProxyListError } from '../api/trusted-proxies.ts';
 import { DEFAULT_MAX_WAITING_BYTES, DEFAULT_MAX_WAITING_ROWS } from '../ingest/group-commit.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
@@ -119,6 +120,8 @@ export interface Config {
   };
   /** Addresses of points (docs/geocoding.md): GEOCODER and its GEOCODER_* settings. */
   geocoder: GeocoderSettings;
+  /** MAP_TILE_URL with MAP_TILE_ATTRIBUTION: a tile server the live map draws under its graticule; absent, the map is offline. */
+  mapTiles: MapTiles | undefined;
   demoSeed: 'auto' | 'true' | 'false';
   /** Drive the demo vehicles with simulated trackers: `auto` does so on the embedded default when demo data exists. */
   demoSimulate: 'auto' | 'true' | 'false';
@@ -176,6 +179,35 @@ function trustProxy(raw: string | undefined): string[] {
     throw error;
   }
   return entries;
+}
+
+const TILE_EXAMPLE = 'e.g. https://tile.example.com/{z}/{x}/{y}.png';
+
+/**
+ * MAP_TILE_URL and MAP_TILE_ATTRIBUTION, checked now: the page's Content-Security-Policy allows
+ * images from the template's one origin, and every visitor's browser sees the template.
+ */
+function mapTiles(env: Env): MapTiles | undefined {
+  const raw = env.MAP_TILE_URL ?? '';
+  const attribution = (env.MAP_TILE_ATTRIBUTION ?? '').trim();
+  if (raw === '') {
+    if (attribution) throw new StartupError('MAP_TILE_ATTRIBUTION is set without MAP_TILE_URL; set both, or neither for the offline map');
+    return undefined;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new StartupError(`MAP_TILE_URL is not a valid URL (${TILE_EXAMPLE})`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new StartupError('MAP_TILE_URL must start with http:// or https://');
+  if (/[{}]/.test(parsed.host)) throw new StartupError(`MAP_TILE_URL must name one host, without {s} subdomains (${TILE_EXAMPLE})`);
+  if (parsed.username || parsed.password) throw new StartupError('MAP_TILE_URL must not hold a user or password: every visitor of the map sees it');
+  const missing = ['{z}', '{x}', '{y}'].filter((p) => !raw.includes(p));
+  if (missing.length > 0) throw new StartupError(`MAP_TILE_URL must contain {z}, {x} and {y}, lacks ${missing.join(', ')} (${TILE_EXAMPLE})`);
+  if (!attribution) throw new StartupError('MAP_TILE_ATTRIBUTION is required with MAP_TILE_URL: the text the tile server\'s terms ask the map to show, e.g. "© OpenStreetMap contributors"');
+  if (attribution.length > 300) throw new StartupError(`MAP_TILE_ATTRIBUTION must be at most 300 characters, got ${attribution.length}`);
+  return { url: raw, attribution };
 }
 
 /** A scrape token short enough to guess is refused at start rather than trusted. */
@@ -333,6 +365,7 @@ export function loadConfig(env: Env = process.env): Config {
       expirySweepMs: integer(env, 'COMMAND_EXPIRY_SWEEP_S', 5, 1, 3600) * 1000,
     },
     geocoder: geocoder(env),
+    mapTiles: mapTiles(env),
     demoSeed: autoFlag('DEMO_SEED', env.DEMO_SEED),
     demoSimulate: autoFlag('DEMO_SIMULATE', env.DEMO_SIMULATE),
   };

@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, freshDatabase, root, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 
 // The live map in a real browser (Debian's chromium driven by playwright-core) against a real
-// `fleet serve` running the demo fleet: its simulated trackers report every 5 s over TCP.
+// `fleet serve` running the demo fleet: its simulated trackers report every 5 s over TCP. Offline by
+// default; then with MAP_TILE_URL pointing at a local tile server.
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = join(root, 'test/artifacts/live-map.png');
@@ -14,38 +16,52 @@ const MARKERS = '.leaflet-marker-pane [data-device-id]';
 const DEMO_LIVE_VEHICLES = 4;
 const DEMO_GEOFENCES = 4;
 
-let fresh: FreshDatabase | undefined;
-let server: Serving | undefined;
 let browser: Browser | undefined;
+/** The running demo server of the describe block under way. */
+let demo: Demo | undefined;
 let base = '';
 let key = '';
+
+interface Demo {
+  fresh: FreshDatabase;
+  server?: Serving;
+}
 
 beforeAll(async () => {
   // A failure, not a skip: CI installs chromium (.ci/run), and a map no browser opened is not tested.
   if (!existsSync(CHROMIUM)) {
     throw new Error(`No chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
   }
-  fresh = await freshDatabase();
-  const trackerPort = await freePort();
-  server = await serve(
-    { ...fresh.env, PORT: '0', DEMO_SEED: 'true', DEMO_SIMULATE: 'true', TELTONIKA_PORT: String(trackerPort) },
-    /fc_live_[A-Za-z0-9]{32}/,
-  );
-  key = /fc_live_[A-Za-z0-9]{32}/.exec(server.output())![0];
-  base = server.url.replace('//localhost:', '//127.0.0.1:');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}, 180_000);
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+});
+
+/** `fleet serve` on a database of its own, seeding and driving the demo fleet, with `env` added. */
+async function startDemo(env: Record<string, string> = {}): Promise<void> {
+  demo = { fresh: await freshDatabase() };
+  const trackerPort = await freePort();
+  demo.server = await serve(
+    { ...demo.fresh.env, PORT: '0', DEMO_SEED: 'true', DEMO_SIMULATE: 'true', TELTONIKA_PORT: String(trackerPort), ...env },
+    /fc_live_[A-Za-z0-9]{32}/,
+  );
+  key = /fc_live_[A-Za-z0-9]{32}/.exec(demo.server.output())![0];
+  base = demo.server.url.replace('//localhost:', '//127.0.0.1:');
+}
+
+async function stopDemo(): Promise<void> {
+  const server = demo?.server;
   if (server) {
     server.process.kill('SIGTERM');
-    const killer = setTimeout(() => server!.process.kill('SIGKILL'), 15_000);
+    const killer = setTimeout(() => server.process.kill('SIGKILL'), 15_000);
     await server.exited;
     clearTimeout(killer);
   }
-  await fresh?.destroy();
-});
+  await demo?.fresh.destroy();
+  demo = undefined;
+}
 
 /** A page that records what would make the map untrustworthy: other origins, CSP refusals, script errors. */
 async function openMap(): Promise<{ page: Page; external: string[]; refused: string[]; errors: string[] }> {
@@ -94,6 +110,9 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
 }
 
 describe('the live map', () => {
+  beforeAll(() => startDemo(), 180_000);
+  afterAll(stopDemo, 60_000);
+
   it('shows the demo fleet moving over its geofences, a trail, the travel, and a geofence enter as it happens', async () => {
     const { page, external, refused, errors } = await openMap();
     await page.locator('#login').waitFor({ state: 'visible' });
@@ -174,4 +193,66 @@ describe('the live map', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+});
+
+/** One opaque pixel, a valid PNG: Leaflet sizes each tile image to 256 px itself. */
+const TILE_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const TILE_ATTRIBUTION = 'Test tiles © <fleetcore>';
+
+describe('the live map over a tile server (MAP_TILE_URL)', () => {
+  let tileServer: Server | undefined;
+  let tileOrigin = '';
+  const tileRequests: string[] = [];
+
+  beforeAll(async () => {
+    tileServer = createServer((request, response) => {
+      tileRequests.push(request.url ?? '');
+      if (!/^\/tiles\/\d+\/\d+\/\d+\.png$/.test(request.url ?? '')) return void response.writeHead(404).end();
+      response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': TILE_PNG.length }).end(TILE_PNG);
+    });
+    await new Promise<void>((listening) => tileServer!.listen(0, '127.0.0.1', listening));
+    tileOrigin = `http://127.0.0.1:${(tileServer.address() as { port: number }).port}`;
+    await startDemo({ MAP_TILE_URL: `${tileOrigin}/tiles/{z}/{x}/{y}.png`, MAP_TILE_ATTRIBUTION: TILE_ATTRIBUTION });
+  }, 180_000);
+
+  afterAll(async () => {
+    await stopDemo();
+    await new Promise((closed) => tileServer?.close(closed));
+  }, 60_000);
+
+  it('draws the tiles under the graticule, credits the tile server, and lists first statuses without a "null"', async () => {
+    const { page, external, refused, errors } = await openMap();
+    await logIn(page, key);
+    await matchCount(page, MARKERS, DEMO_LIVE_VEHICLES, 30_000);
+
+    // Tiles asked of the tile server by the browser, loaded (the policy allows its origin) and shown.
+    await expect.poll(() => tileRequests.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(tileRequests.every((url) => /^\/tiles\/\d+\/\d+\/\d+\.png$/.test(url)), tileRequests.join(' ')).toBe(true);
+    await expect.poll(() => page.locator(`.leaflet-tile-pane img.leaflet-tile-loaded[src^="${tileOrigin}/tiles/"]`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // The graticule's canvas stays over the tiles.
+    expect(await page.evaluate(`(() => {
+      const layers = [...document.querySelectorAll('.leaflet-tile-pane > .leaflet-layer')];
+      const tiles = layers.findIndex((l) => l.querySelector('img'));
+      const lines = layers.findIndex((l) => l.querySelector('canvas'));
+      return tiles >= 0 && lines >= 0 && Number(getComputedStyle(layers[tiles]).zIndex) < Number(getComputedStyle(layers[lines]).zIndex);
+    })()`)).toBe(true);
+    // The attribution, as text: its angle brackets shown, not read as markup.
+    await expect.poll(() => page.locator('.leaflet-control-attribution').textContent()).toContain(TILE_ATTRIBUTION);
+    expect(await page.locator('.leaflet-control-attribution fleetcore').count()).toBe(0);
+
+    // A vehicle's first status (from null) reads "now <status>" in the event list.
+    const events: any[] = (await api('/events?types=vehicle.status.changed&limit=500&order=asc')).data;
+    const first = events.find((e) => e.data.from === null);
+    expect(first, 'a first status among the demo fleet\'s events').toBeDefined();
+    const item = page.locator(`#event-list li[data-id="${first.id}"]`);
+    await item.waitFor({ timeout: 15_000 });
+    expect(await item.textContent()).toBe(`${await item.locator('time').textContent()}${first.data.vehicle.name}now ${first.data.to}`);
+    await page.locator('#event-list li[data-type="vehicle.status.changed"]').first().waitFor();
+    for (const text of await page.locator('#event-list li').allTextContents()) expect(text).not.toMatch(/null|undefined/);
+
+    expect(external.filter((url) => !url.startsWith(`${tileOrigin}/`)), 'requests to origins other than the tile server').toEqual([]);
+    expect(refused, 'Content-Security-Policy refusals').toEqual([]);
+    expect(errors, 'script errors').toEqual([]);
+    await page.close();
+  }, 120_000);
 });

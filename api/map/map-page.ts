@@ -1,11 +1,20 @@
 import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
+import type { MapTiles } from './map-tiles.ts';
+
+/** A value inside a double-quoted attribute: the tile settings are the operator's text. */
+const attribute = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
+/** The tile server's template and attribution for the scripts, or nothing (the offline graticule alone). */
+const tileAttributes = (tiles?: MapTiles) =>
+  tiles ? ` data-tile-url="${attribute(tiles.url)}" data-tile-attribution="${attribute(tiles.attribution)}"` : '';
 
 /**
  * The live map's HTML. It holds no data and no inline script or style (the Content-Security-Policy
  * allows neither); the event types are handed to the scripts in an attribute, because an EventSource
- * delivers a named SSE event only to a listener registered under that name.
+ * delivers a named SSE event only to a listener registered under that name, and so are the tile
+ * server's settings when there is one.
  */
-export function mapPage(): string {
+export function mapPage(tiles?: MapTiles): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -18,7 +27,7 @@ export function mapPage(): string {
   <script defer src="/map/leaflet/leaflet.js"></script>
   <script type="module" src="/map/static/main.js"></script>
 </head>
-<body data-event-types="${EVENT_TYPES.join(',')}">
+<body data-event-types="${EVENT_TYPES.join(',')}"${tileAttributes(tiles)}>
   <section id="login" class="login" hidden>
     <form id="login-form" class="login-box" method="post" autocomplete="off">
       <h1>fleetcore live map</h1>

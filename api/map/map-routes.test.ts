@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../domain/events/event-catalog.ts';
 import { MAP_CONTENT_SECURITY_POLICY, mapRoutes } from './map-routes.ts';
+import { selfOnlyPolicy } from '../self-only-policy.ts';
 
 const app = mapRoutes();
 const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
@@ -20,6 +21,25 @@ describe('the /map page', () => {
     expect(html).not.toMatch(/\sstyle=|<style/);
     expect(html).not.toMatch(/https?:\/\//); // nothing from elsewhere
     expect(html).toContain(`data-event-types="${EVENT_TYPES.join(',')}"`);
+    expect(html).not.toMatch(/data-tile-/); // no tile server: the offline graticule alone
+  });
+
+  it('with a tile server, allows images from its origin alone and hands its template and attribution to the scripts', async () => {
+    const tiles = { url: 'https://tile.example.com:8443/osm/{z}/{x}/{y}.png?key=a&style=b', attribution: '© <b>OSM</b> & "friends"' };
+    const withTiles = mapRoutes(tiles);
+    const res = await withTiles.request('/');
+    const policy = res.headers.get('Content-Security-Policy')!;
+    expect(policy).toBe(MAP_CONTENT_SECURITY_POLICY.replace("img-src 'self'", "img-src 'self' data: https://tile.example.com:8443"));
+    expect(policy).toBe(selfOnlyPolicy({ img: ['data:', 'https://tile.example.com:8443'] }));
+    expect(policy).not.toMatch(/\*|unsafe/);
+    // Scripts and Leaflet's files come under the same policy.
+    expect((await withTiles.request('/static/main.js')).headers.get('Content-Security-Policy')).toBe(policy);
+    const html = await res.text();
+    expect(html).toContain('data-tile-url="https://tile.example.com:8443/osm/{z}/{x}/{y}.png?key=a&amp;style=b"');
+    expect(html).toContain('data-tile-attribution="© &lt;b&gt;OSM&lt;/b&gt; &amp; &quot;friends&quot;"');
+    expect(html).not.toContain('<b>');
+    // The default app is untouched by another one's setting.
+    expect((await get('/')).headers.get('Content-Security-Policy')).toBe(MAP_CONTENT_SECURITY_POLICY);
   });
 
   it('serves every script, style and icon the page names, with its content type', async () => {

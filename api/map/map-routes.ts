@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { etagOf, leafletAsset, ownAsset, type MapAsset } from './map-assets.ts';
 import { mapPage } from './map-page.ts';
+import { tileOrigin, type MapTiles } from './map-tiles.ts';
 import { selfOnlyPolicy } from '../self-only-policy.ts';
 
 /**
@@ -10,12 +11,19 @@ import { selfOnlyPolicy } from '../self-only-policy.ts';
  */
 export const MAP_CONTENT_SECURITY_POLICY = selfOnlyPolicy();
 
-const SECURITY_HEADERS = {
-  'Content-Security-Policy': MAP_CONTENT_SECURITY_POLICY,
+/**
+ * The same policy, with images from the tile server's origin when one is configured, and data: images:
+ * Leaflet stops loading a tile that scrolled away by pointing it at an inline empty GIF.
+ */
+export const mapContentSecurityPolicy = (tiles?: MapTiles) =>
+  tiles ? selfOnlyPolicy({ img: ['data:', tileOrigin(tiles)] }) : MAP_CONTENT_SECURITY_POLICY;
+
+const securityHeaders = (tiles?: MapTiles) => ({
+  'Content-Security-Policy': mapContentSecurityPolicy(tiles),
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
-};
+});
 
 /** True when the client's cached copy is this one (If-None-Match lists its validator, or `*`). */
 function fresh(c: Context, etag: string): boolean {
@@ -27,8 +35,8 @@ function fresh(c: Context, etag: string): boolean {
   });
 }
 
-function send(c: Context, asset: MapAsset): Response {
-  const headers = { ...SECURITY_HEADERS, ETag: asset.etag, 'Cache-Control': asset.cacheControl };
+function send(c: Context, asset: MapAsset, security: Record<string, string>): Response {
+  const headers = { ...security, ETag: asset.etag, 'Cache-Control': asset.cacheControl };
   if (fresh(c, asset.etag)) return c.body(null, 304, headers);
   return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, { ...headers, 'Content-Type': asset.contentType });
 }
@@ -36,25 +44,26 @@ function send(c: Context, asset: MapAsset): Response {
 /**
  * The live map at /map: the page, its scripts and styles (api/map/static), and Leaflet's files from
  * the installed package. Public, like /docs: the page asks for an API key and every request for data
- * goes to the API with it.
+ * goes to the API with it. With `tiles`, the page draws that tile server's map under its graticule.
  */
-export function mapRoutes() {
+export function mapRoutes(tiles?: MapTiles) {
   const app = new Hono();
-  const html = new TextEncoder().encode(mapPage());
+  const security = securityHeaders(tiles);
+  const html = new TextEncoder().encode(mapPage(tiles));
   const page: MapAsset = { body: html, contentType: 'text/html; charset=utf-8', etag: etagOf(html), cacheControl: 'no-cache' };
 
-  app.get('/', (c) => send(c, page));
+  app.get('/', (c) => send(c, page, security));
   app.get('/static/:file', async (c) => {
     const asset = ownAsset(c.req.param('file'));
-    return asset ? send(c, await asset) : c.notFound();
+    return asset ? send(c, await asset, security) : c.notFound();
   });
   app.get('/leaflet/:file', async (c) => {
     const asset = leafletAsset(c.req.param('file'));
-    return asset ? send(c, await asset) : c.notFound();
+    return asset ? send(c, await asset, security) : c.notFound();
   });
   app.get('/leaflet/images/:file', async (c) => {
     const asset = leafletAsset(c.req.param('file'), true);
-    return asset ? send(c, await asset) : c.notFound();
+    return asset ? send(c, await asset, security) : c.notFound();
   });
   return app;
 }

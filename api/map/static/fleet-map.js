@@ -1,5 +1,6 @@
-// The Leaflet map: the graticule base layer, geofences, vehicle markers coloured by status, the
-// selected vehicle's trail and the travels' routes. It draws what it is given and keeps no data.
+// The Leaflet map: the graticule base layer (over a tile server's map when one is configured),
+// geofences, vehicle markers coloured by status, the selected vehicle's trail and the travels' routes.
+// It draws what it is given and keeps no data.
 
 import { element } from './element.js';
 import { graticule } from './graticule.js';
@@ -27,8 +28,16 @@ function paintFace(face, vehicle, selected) {
   heading.style.transform = `rotate(${vehicle.heading ?? 0}deg)`;
 }
 
-export function fleetMap(container, { onVehicleClick }) {
+/** Leaflet shows an attribution as HTML; the operator's setting is text. */
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * `tiles`: `{ url, attribution }` of a raster tile server (MAP_TILE_URL), drawn under the graticule;
+ * undefined: the graticule alone, and the map loads nothing from elsewhere.
+ */
+export function fleetMap(container, { onVehicleClick, tiles }) {
   const map = L.map(container, { zoomControl: true, worldCopyJump: true }).setView([20, 0], 2);
+  if (tiles) L.tileLayer(tiles.url, { attribution: escapeHtml(tiles.attribution), maxNativeZoom: 19, maxZoom: 24, zIndex: 0 }).addTo(map);
   graticule().addTo(map);
   L.control.scale({ imperial: false }).addTo(map);
 

@@ -32,7 +32,11 @@ export function startSession(key, { onUnauthorized }) {
   });
   const fleet = fleetState();
   const problems = problemBanner(byId('problem'));
-  const map = fleetMap(byId('map'), { onVehicleClick: (deviceId) => selection.select(deviceId) });
+  const { tileUrl, tileAttribution } = document.body.dataset;
+  const map = fleetMap(byId('map'), {
+    onVehicleClick: (deviceId) => selection.select(deviceId),
+    tiles: tileUrl ? { url: tileUrl, attribution: tileAttribution ?? '' } : undefined,
+  });
   const vehicles = vehicleList(byId('vehicle-list'), { onSelect: (deviceId) => selection.select(deviceId) });
   const details = vehicleDetails(byId('selected'));
   const travelPanel = travelList(byId('travel-list'));
