@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/database.ts';
+import { createGeocoder } from '../../engine/geocoding/create-geocoder.ts';
 import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { startEngine } from '../../engine/start-engine.ts';
 import { startWebhookDelivery } from '../../engine/webhooks/start-webhook-delivery.ts';
@@ -7,6 +8,8 @@ import type { Config } from '../config.ts';
 
 /** The engine role: the engine queue's worker and its schedules, and webhook delivery on its own queue. */
 export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ stop(): Promise<void> }> {
+  // GEOCODER=off: no address keeper at all, rather than one asking a geocoder that never answers.
+  const geocoder = config.geocoder.provider === 'off' ? undefined : createGeocoder(config.geocoder, log);
   const engine = await startEngine(deps.database, deps.queues, log, {
     status: config.deviceStatus,
     eta: { roadFactor: config.engine.roadFactor, defaultSpeedKmh: config.engine.defaultSpeedKmh },
@@ -28,6 +31,10 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
     trips: config.engine.trips,
     onTimeToleranceMinutes: config.onTimeToleranceMinutes,
+    ...(geocoder ? { geocoding: { geocoder, reuseM: config.engine.addressReuseM } } : {}),
+  }).catch(async (error: unknown) => {
+    await geocoder?.close?.();
+    throw error;
   });
   let webhooks;
   try {
@@ -44,12 +51,14 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     });
   } catch (error) {
     await engine.close();
+    await geocoder?.close?.();
     throw error;
   }
   return {
     async stop() {
       await webhooks.close();
       await engine.close();
+      await geocoder?.close?.();
     },
   };
 }
