@@ -1,3 +1,4 @@
+import { roundCoordinate, roundHeading, roundSpeedKmh } from '../display-precision.ts';
 import type { DriverChange } from '../drivers/driver-assignment.ts';
 import type { EventType } from './event-catalog.ts';
 
@@ -55,8 +56,12 @@ export function eventPayload(event: { id: string; type: EventType; occurredAt: D
   return { id: event.id, type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data };
 }
 
+/** Rounded as the API answers numbers (domain/display-precision.ts): the fix itself keeps its precision in the position history. */
 export function positionData(p: EventPosition): Record<string, unknown> {
-  return { lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: p.fixTime.toISOString(), ...(p.address !== undefined ? { address: p.address } : {}) };
+  return {
+    lat: roundCoordinate(p.lat), lng: roundCoordinate(p.lng), speedKmh: roundSpeedKmh(p.speedKmh), heading: roundHeading(p.heading),
+    fixTime: p.fixTime.toISOString(), ...(p.address !== undefined ? { address: p.address } : {}),
+  };
 }
 
 /** `data` as logged, less `vehicle` (the log's insert puts it first): the position, then the kind's fields. */
@@ -130,7 +135,7 @@ export const ignitionEvent = (kind: 'ignition.on' | 'ignition.off', deviceId: nu
 /** `vehicle.overspeed` at the first fix of a speeding stretch. */
 export const overspeedEvent = (deviceId: number, at: EventPosition, limitKmh: number | null): NewEvent => ({
   type: 'vehicle.overspeed', occurredAt: at.fixTime, deviceId, position: at,
-  data: { speedKmh: at.speedKmh, limitKmh }, dedupeKey: `overspeed:${deviceId}:${at.fixTime.getTime()}`,
+  data: { speedKmh: roundSpeedKmh(at.speedKmh), limitKmh }, dedupeKey: `overspeed:${deviceId}:${at.fixTime.getTime()}`,
 });
 
 /** The alarm name a tracker's SOS (panic) button raises; every other alarm is a `vehicle.alarm`. */
