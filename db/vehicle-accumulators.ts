@@ -2,15 +2,16 @@ import { sql } from 'kysely';
 import type { AccessScope } from './access-scope.ts';
 import { inTransaction, type Db } from './database.ts';
 
+/** What the engine has counted, over `device_engine_states e` (0 before it counted anything). */
+const countedM = sql`coalesce((e.accumulators->>'odometerM')::float8, 0)`;
+const countedS = sql`coalesce((e.accumulators->>'engineS')::float8, 0)`;
+
 /**
  * A vehicle's odometer and engine hours as SQL, over `device_states s`, `device_engine_states e` and
  * `vehicle_baselines b` joined by device (docs/engine.md, "Odometer and engine hours"). With a
  * baseline, the installer's figure plus what the engine counted since it was set; without, what the
  * engine counted; null before it counted anything.
  */
-const countedM = sql`coalesce((e.accumulators->>'odometerM')::float8, 0)`;
-const countedS = sql`coalesce((e.accumulators->>'engineS')::float8, 0)`;
-
 export const serverOdometerKmSql = sql<number | null>`CASE
   WHEN b.odometer_km IS NOT NULL THEN b.odometer_km + (${countedM} - b.odometer_from_m) / 1000
   WHEN e.accumulators IS NOT NULL THEN ${countedM} / 1000 END`;
