@@ -1,6 +1,7 @@
 import { PERMISSIONS, type Permission } from '../../domain/access/permissions.ts';
 import { acknowledgeCommand, failCommand, markCommandSent, queueCommand, type NewCommand } from '../../db/commands.ts';
 import { recordAudit } from '../../db/audit-log.ts';
+import { recordDeviceAddress } from '../../db/addresses.ts';
 import { insertOauthClient } from '../../db/oauth-clients.ts';
 import { TravelStatus, type Device } from '../../db/schema.ts';
 import { recordCrossingsThroughEngine } from './engine-crossings.ts';
@@ -65,8 +66,10 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   await t.fixtures.fix(devices.reporting.id, {
     fixTime: new Date(now - 60_000), valid: true, latitude: 19.4326, longitude: -99.1332, altitude: 2240,
     speedKmh: 42.4, heading: 359.6, satellites: 11, ignition: true, motion: true, odometerKm: 12345.67,
-    powerVoltage: 12.62, backupVoltage: 4.05, signalStrength: 23, connectionType: '4G', address: 'Av. Juárez 1, Centro, CDMX',
+    powerVoltage: 12.62, backupVoltage: 4.05, signalStrength: 23, connectionType: '4G',
   });
+  // The address as the engine's address keeper writes it, after the commit.
+  await recordDeviceAddress(t.database.db, { deviceId: devices.reporting.id, latitude: 19.4326, longitude: -99.1332 }, 'Av. Juárez 1, Centro, CDMX');
   await t.fixtures.fix(devices.bare.id, { fixTime: new Date(now - 2 * 3_600_000), valid: true, latitude: 19.4, longitude: -99.2 });
 
   const warehouse = (await t.fixtures.geofence(account.id, 'Warehouse North', square(19.5, -99.1, 0.01))).id;
@@ -158,6 +161,7 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const detailedImei = `35${String(account.id).padStart(13, '0')}`;
   const detailedId = await vehicle(detailedImei, 'Detailed truck', { plates: 'DET-001', protocol: 'teltonika', speed_limit_kmh: 90, user_ids: [user.id] });
   await t.fixtures.fix(detailedId, { fixTime: new Date(now - 30_000), valid: true, latitude: 19.44, longitude: -99.14, speedKmh: 37.6, ignition: true });
+  await recordDeviceAddress(db, { deviceId: detailedId, latitude: 19.44, longitude: -99.14 }, 'Calzada de Tlalpan 100, CDMX');
   const vehicleDriver = await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name: 'Vera Scene', identifier: 'SCENE-VEHICLE-KEY' }).returning('id').executeTakeFirstOrThrow();
   await db.insertInto('driver_assignments').values({ driver_id: vehicleDriver.id, device_id: detailedId, since: new Date(now - 3_600_000), until: null, source: 'manual' }).execute();
   await db.updateTable('devices').set({ unknown_driver_identifier: '01A2B3C4D5E6F701', unknown_driver_seen_at: new Date(now - 600_000) }).where('id', '=', detailedId).execute();
