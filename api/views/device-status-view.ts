@@ -16,7 +16,7 @@ export const DeviceStatusSchema = z
     address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest valid fix, looked up within seconds after it was stored (GEOCODER); kept while the vehicle stays within GEOCODER_REUSE_DISTANCE_M of where it was looked up. Null: not looked up yet, none found, or GEOCODER=off', example: 'Avenida Paseo de la Reforma 222, Juárez, Ciudad de México, México' }),
     speedKmh: z.number().int().nullable(),
     heading: z.number().int().nullable().openapi({ description: 'Whole degrees clockwise from north, 0 to 359' }),
-    odometerKm: z.number().nullable(),
+    odometerKm: z.number().nullable().openapi({ description: "The tracker's own odometer when its latest fix reports one above 0; else the server's, counted from the fixes from an installer's baseline (PUT /vehicles/{id}/accumulators) or from 0. Null: neither yet", example: 120_431.7 }),
     satellites: z.number().int().nullable(),
     powerVoltage: z.string().nullable().openapi({ description: `External power as text: ${VOLT_PRECISION}, then its unit`, example: '12.62 V' }),
     backupVoltage: z.string().nullable().openapi({ description: `Backup battery as text: ${VOLT_PRECISION}, then its unit`, example: '4.05 V' }),
