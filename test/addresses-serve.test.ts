@@ -34,7 +34,7 @@ describe('fleet serve with GEOCODER=nominatim', () => {
       const trackerPort = await freePort();
       server = await serve({
         ...fresh.env, PORT: '0', DEMO_SEED: 'false', TELTONIKA_PORT: String(trackerPort),
-        GEOCODER: 'nominatim', GEOCODER_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}`, GEOCODER_RATE_PER_S: '20',
+        GEOCODER: 'nominatim', GEOCODER_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}`, GEOCODER_RATE_PER_S: '20', LOG_LEVEL: 'info',
       });
       const tracker = await scriptedTracker(trackerPort, van.imei);
       await tracker.report({ latitude: 19.4326, longitude: -99.1332 });
@@ -47,6 +47,8 @@ describe('fleet serve with GEOCODER=nominatim', () => {
       };
       await eventually(status, (s) => expect(s?.address, server!.output()).toBe('Plaza de la Constitución, Centro, Cuauhtémoc, Ciudad de México, 06000, México'), 15_000);
       expect(asked).toEqual(['/reverse 19.4326 -99.1332']);
+      // The offline places (its fallback) are loaded as the engine role starts, which is before ingest and the API.
+      expect(server.output()).toMatch(/"provider":"nominatim","ms":\d+,"msg":"geocoder ready"/);
     } finally {
       server?.process.kill('SIGTERM');
       if (server) expect(await server.exited).toEqual({ code: 0, signal: null });

@@ -10,6 +10,11 @@ import type { Config } from '../config.ts';
 export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ stop(): Promise<void> }> {
   // GEOCODER=off: no address keeper at all, rather than one asking a geocoder that never answers.
   const geocoder = config.geocoder.provider === 'off' ? undefined : createGeocoder(config.geocoder, log);
+  // The offline places take about a second to parse, holding the event loop: paid here, before this
+  // process serves trackers or requests, rather than at the first address looked up.
+  const loading = Date.now();
+  await geocoder?.ready?.();
+  if (geocoder) log.info('geocoder ready', { provider: config.geocoder.provider, ms: Date.now() - loading });
   const engine = await startEngine(deps.database, deps.queues, log, {
     status: config.deviceStatus,
     eta: { roadFactor: config.engine.roadFactor, defaultSpeedKmh: config.engine.defaultSpeedKmh },

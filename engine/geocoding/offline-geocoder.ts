@@ -17,21 +17,26 @@ export function createOfflineGeocoder(
   gazetteer: () => Promise<PlaceGazetteer> = sharedPlaceGazetteer,
 ): ReverseGeocoder {
   let loadFailed = false;
+  /** The places, or undefined when their files cannot be read (said once, until they can). */
+  const places = async (): Promise<PlaceGazetteer | undefined> => {
+    try {
+      const loaded = await gazetteer();
+      loadFailed = false;
+      return loaded;
+    } catch (error) {
+      if (!loadFailed) log.error('offline geocoder: the GeoNames place files could not be read', { err: String(error) });
+      loadFailed = true;
+      return undefined;
+    }
+  };
   return {
     async reverse(latitude, longitude) {
       if (!isCoordinate(latitude, longitude)) return null;
-      let places: PlaceGazetteer;
-      try {
-        places = await gazetteer();
-      } catch (error) {
-        // Said once: every later call fails the same way until the files are readable again.
-        if (!loadFailed) log.error('offline geocoder: the GeoNames place files could not be read', { err: String(error) });
-        loadFailed = true;
-        return null;
-      }
-      loadFailed = false;
-      const place = places.nearest(latitude, longitude);
+      const place = (await places())?.nearest(latitude, longitude);
       return place ? describeNearPlace(latitude, longitude, place) : null;
+    },
+    async ready() {
+      await places();
     },
   };
 }

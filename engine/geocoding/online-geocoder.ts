@@ -115,6 +115,9 @@ export function createOnlineGeocoder(options: OnlineGeocoderOptions): ReverseGeo
       // null: the provider has nothing here (the open sea, a remote track); the nearest place may still say something.
       return answer ?? fallback.reverse(latitude, longitude);
     },
+    async ready() {
+      await fallback.ready?.();
+    },
     async close() {
       closing.abort();
     },

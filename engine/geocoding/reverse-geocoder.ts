@@ -5,6 +5,11 @@
 export interface ReverseGeocoder {
   /** The address of a point, or null when there is none to give (at sea with no place near, geocoding off). Never throws for a provider's failure. */
   reverse(latitude: number, longitude: number): Promise<string | null>;
+  /**
+   * Loads what the first lookup would (the offline places: about a second of parsing that holds the
+   * event loop), so a process can pay it at start rather than while it serves. Never throws.
+   */
+  ready?(): Promise<void>;
   close?(): Promise<void>;
 }
 
