@@ -1,3 +1,4 @@
+import type { AccumulatorFix } from '../accumulators/vehicle-accumulators.ts';
 import { haversineMetres } from '../geofences/fence-shape.ts';
 
 /** The rules that cut a vehicle's timeline into trips and stops (README, "Trips and stops"). */
@@ -17,14 +18,8 @@ export interface TripRules {
   speedLimitKmh: number | null;
 }
 
-export interface SegmentFix {
-  /** Fix time, ms. */
-  t: number;
-  valid: boolean;
-  lat: number;
-  lng: number;
-  speedKmh: number | null;
-  ignition: boolean | null;
+/** A fix as the segmenter reads it: what the accumulators read, and the tracker's odometer and alarm. */
+export interface SegmentFix extends AccumulatorFix {
   odometerKm: number | null;
   alarm: string | null;
   /** The server's odometer after this fix, in m (domain/accumulators/); null or absent: none. */
