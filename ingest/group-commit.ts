@@ -21,6 +21,8 @@ export interface GroupCommitOptions {
 export interface GroupCommitEvents {
   /** A batch's devices whose fixes are committed (never once per position). */
   committed(deviceIds: number[]): void;
+  /** The fixes of a batch just committed, for the `vehicle.position` feed. */
+  fixesCommitted?(fixes: StoredFix[]): void;
   /** A failed attempt that will be retried (the database is unreachable, or lost a race). */
   retrying?(error: Error, attempt: number): void;
   /** A batch failed for good: its submitters are refused. */
@@ -287,6 +289,7 @@ export class GroupCommitWriter {
     const devices = new Set<number>();
     for (const f of fixes) devices.add(f.deviceId);
     this.events.committed([...devices]);
+    this.events.fixesCommitted?.(fixes);
   }
 
   /**

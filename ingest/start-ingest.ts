@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../db/database.ts';
 import { insertDeadLetters } from '../db/dead-letters.ts';
 import { fixBatchWriter } from '../db/fix-batch-writer.ts';
 import { findDeviceByImei } from '../db/devices.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { CommandDelivery } from './commands/command-delivery.ts';
 import { DeviceConnections } from './device-connections.ts';
@@ -33,6 +34,8 @@ export interface IngestOptions {
   maxWaitingBytes?: number;
   /** Told once per committed batch which devices got new positions (never once per position). */
   onDevicesUpdated(deviceIds: number[]): void;
+  /** Told each committed batch's fixes (the `vehicle.position` feed); absent, nobody is. */
+  onFixesCommitted?(fixes: StoredFix[]): void;
   /** How often the counters are logged while they move (default a minute). */
   countersLogIntervalMs?: number;
   /** Gives connected trackers their commands; absent, none are sent. */
@@ -64,6 +67,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
     (letters) => insertDeadLetters(database.db, letters),
     {
       committed: options.onDevicesUpdated,
+      fixesCommitted: options.onFixesCommitted,
       retrying: (error, attempt) => {
         // One line when an outage starts, then one a minute or so while it lasts.
         if (attempt === 1 || attempt % 30 === 0) log.warn('cannot store positions; retrying, trackers wait for their ACK', { attempt, error: error.message });

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'vehicle.overspeed',
   'vehicle.alarm',
   'vehicle.panic',
+  'vehicle.position',
   'device.online',
   'device.offline',
   'driver.changed',
@@ -34,7 +35,14 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Kinds that are delivered but never logged: a webhook's test ping concerns only that webhook. */
-export const UNLOGGED_EVENT_TYPES: ReadonlySet<EventType> = new Set(['webhook.test']);
+export const UNLOGGED_EVENT_TYPES: ReadonlySet<EventType> = new Set(['webhook.test', 'vehicle.position']);
+
+/**
+ * Kinds delivered only to a subscription or stream that names them exactly: `*` and `vehicle.*` do not
+ * take them. A stored fix is a `vehicle.position` (thousands a second); a subscriber that asked for
+ * every event must not start receiving them.
+ */
+export const OPT_IN_EVENT_TYPES: ReadonlySet<EventType> = new Set(['vehicle.position']);
 
 export interface EventKindInfo {
   /** When the event happens, for the README and the OpenAPI document. */
@@ -62,6 +70,7 @@ export const EVENT_CATALOG: Record<EventType, EventKindInfo> = {
   'vehicle.overspeed': { description: 'A valid fix went over the vehicle\'s speed limit (its own, else its account\'s; with neither, no events). One event per speeding stretch: the stretch ends at the first valid fix below the limit minus OVERSPEED_HYSTERESIS_KMH (default 5). Time: the first fix over.', example: { speedKmh: 97, limitKmh: 80 }, vehicle: true, position: true },
   'vehicle.alarm': { description: 'The tracker raised an alarm other than SOS (power cut, tampering, low battery, vibration, overspeed, movement, removing, low power, general, and the other names the protocols decode), with a fix (position present) or in a report without one (no position). Once per vehicle, time and alarm name, so a resent frame logs nothing more. Time: the fix, else the device\'s time for the report, else when the server received it.', example: { alarm: 'powerCut' }, vehicle: true, position: true },
   'vehicle.panic': { description: 'The tracker\'s SOS (panic) button was pressed: alarm `sos`, logged like vehicle.alarm.', example: { alarm: 'sos' }, vehicle: true, position: true },
+  'vehicle.position': { description: 'A fix was stored: every one, for a live feed instead of polling. Opt-in: delivered only to a webhook or stream that names `vehicle.position` itself (never through `*` or `vehicle.*`), and never logged (GET /events has none; missed ones are read from the position history). Webhooks get them in batches (`data.events`, several positions in one signed request). Time: the fix; `data.position` adds the fix\'s other fields.', example: { position: { lat: 19.4326, lng: -99.1332, speedKmh: 32, heading: 90, fixTime: '2024-05-01T14:30:00.000Z', altitude: 2240, satellites: 11, valid: true, ignition: true, receivedAt: '2024-05-01T14:30:01.250Z' } }, vehicle: true, position: true },
   'device.online': { description: 'The tracker opened a TCP connection and identified itself (OsmAnd phones send over HTTP without a connection: no presence events). Time: the server\'s.', example: { protocol: 'teltonika', remoteAddress: '203.0.113.7' }, vehicle: true, position: false },
   'device.offline': { description: 'The tracker\'s connection closed: reason `closed by the tracker`, `connection error (CODE)`, `idle timeout`, `replaced by a newer connection` (logged before the newer one\'s device.online), `server shutdown`, or why the server closed it (`malformed frame`, ...). A connection that closes after a newer one took over logs nothing. Time: the server\'s.', example: { protocol: 'teltonika', remoteAddress: '203.0.113.7', reason: 'idle timeout' }, vehicle: true, position: false },
   'driver.changed': {
@@ -114,6 +123,10 @@ export function parseEventTypePatterns(names: readonly string[]): EventTypePatte
       if (prefix.includes('*') || !EVENT_TYPES.some((t) => t.startsWith(prefix))) {
         throw new EventTypePatternError(`"${name}" matches no event type; known: ${EVENT_TYPES.join(', ')}`);
       }
+      if (!EVENT_TYPES.some((t) => t.startsWith(prefix) && !OPT_IN_EVENT_TYPES.has(t))) {
+        const named = EVENT_TYPES.filter((t) => t.startsWith(prefix));
+        throw new EventTypePatternError(`"${name}" matches only ${named.join(', ')}, which a family never includes: name ${named.length > 1 ? 'them' : 'it'} exactly`);
+      }
       prefixes.add(prefix);
     } else if (isEventType(name)) {
       exact.add(name);
@@ -124,8 +137,10 @@ export function parseEventTypePatterns(names: readonly string[]): EventTypePatte
   return { exact: [...exact], prefixes: [...prefixes] };
 }
 
+/** Whether the patterns select the kind; an opt-in kind (OPT_IN_EVENT_TYPES) only when named exactly. */
 export function matchesEventType(patterns: EventTypePatterns, type: string): boolean {
-  return patterns.exact.includes(type as EventType) || patterns.prefixes.some((p) => type.startsWith(p));
+  if (patterns.exact.includes(type as EventType)) return true;
+  return !OPT_IN_EVENT_TYPES.has(type as EventType) && patterns.prefixes.some((p) => type.startsWith(p));
 }
 
 /** Every kind a set of patterns selects, for telling a user what a subscription covers. */
