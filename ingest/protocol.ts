@@ -62,6 +62,27 @@ export interface CommandAnswer {
    * Queclink's serial number): an answer to another command, or to an earlier one, is told apart by it.
    */
   serial?: number;
+  /**
+   * The tracker has begun the command and its result follows in later frames (Meitrack's D03 answer
+   * to take_photo: the picture is being taken). The command stays `sent` and its answer wait starts
+   * over; what completes it (the picture stored) acknowledges it.
+   */
+  progress?: boolean;
+}
+
+/**
+ * A file the tracker finished sending (a camera picture), assembled from its chunks by the decoder.
+ * Ingest keeps it only when its bytes are an image it can serve (JPEG or PNG, read from the bytes,
+ * never from the name or the guess) and it is no larger than MEDIA_MAX_BYTES.
+ */
+export interface DecodedMedia {
+  bytes: Uint8Array;
+  /** What the protocol says it sends (`image/jpeg`); only a hint. */
+  contentType: string;
+  /** The name the tracker gave it, if any. */
+  fileName?: string;
+  /** The tracker's time for the picture, when the protocol carries one. */
+  time?: Date;
 }
 
 export interface DecodedFrame {
@@ -71,6 +92,10 @@ export interface DecodedFrame {
   reports?: DecodedReport[];
   /** The frame answers a command (its text is also kept as the report's or fix's `result`). */
   answer?: CommandAnswer;
+  /** A picture the tracker finished sending with this frame; stored with its event before the reply goes. */
+  media?: DecodedMedia;
+  /** A transfer the decoder gave up (larger than the session's mediaMaxBytes, say): why. */
+  mediaDropped?: string;
   /**
    * Bytes to answer with. The connection sends them only after the positions are committed, so a
    * tracker that gets no answer resends and nothing is lost.
@@ -82,7 +107,12 @@ export interface DecodedFrame {
 export interface DecoderSession {
   deviceId?: string;
   options: Record<string, unknown>;
+  /** Largest file a decoder assembles (MEDIA_MAX_BYTES); a transfer that grows past it is given up. Default DEFAULT_MEDIA_MAX_BYTES. */
+  mediaMaxBytes?: number;
 }
+
+/** MEDIA_MAX_BYTES' default: 5 MiB, well above a tracker camera's pictures (tens to hundreds of KiB). */
+export const DEFAULT_MEDIA_MAX_BYTES = 5 * 1024 * 1024;
 
 export type FrameResult =
   /** A whole frame at the start of the buffer, `consumed` bytes long (including any delimiter). */

@@ -52,7 +52,7 @@ describe('meitrack commands', () => {
     expect(encode('take_photo', { camera: 2 })).toBe('@@A46,123456789012345,D03,2,camera_picture.jpg*1D\r\n');
     expect(() => encode('take_photo', { camera: 0 })).toThrow(CommandNotEncodable);
     const decoded = answer('$$D28,353358017784062,D03,OK*F3\r\n');
-    expect(decoded.answer).toEqual({ text: 'D03,OK' });
+    expect(decoded.answer).toEqual({ text: 'D03,OK', progress: true });
     expect(Buffer.from(decoded.reply!).toString('latin1')).toMatch(/^@@O\d+,353358017784062,D00,camera_picture\.jpg,0\*[0-9A-F]{2}\r\n$/);
   });
 

@@ -22,8 +22,9 @@ function outputControl(command: CommandRequest, fallback: number, on: boolean): 
  * context serial spread over A–Z, a–z (serial 0 gives `A`):
  * - `engine_stop` / `engine_resume`: `C01,0,12222` / `C01,0,02222` (params.output 1–5 picks another output);
  * - `siren_on` / `siren_off`: the same on output B by default, `C01,0,21222` / `C01,0,20222`;
- * - `take_photo`: `D03,<params.camera, default 1>,camera_picture.jpg`; the device answers D03, and the
- *   decoder then asks for the picture chunk by chunk;
+ * - `take_photo`: `D03,<params.camera, default 1>,camera_picture.jpg`; the device answers D03 (the
+ *   picture is under way), the decoder then asks for the picture chunk by chunk, and the command is
+ *   acknowledged (`media <id>`) once the whole picture is stored;
  * - `custom`: the content between the IMEI and `*` (`A10`, `C02,0,<phone>,<text>`), up to 200 characters.
  */
 export const meitrackCommands: CommandEncoder = {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { newSession } from '../../protocol.ts';
+import { newSession, type DecodedMedia } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { meitrack } from './meitrack.ts';
 import { meitrackCommand } from './meitrack-decoder.ts';
+import { photoNameTime } from './meitrack-photo.ts';
 
 const text = (s: string) => Buffer.from(s, 'latin1');
 
@@ -28,25 +29,46 @@ describe('meitrack decoder', () => {
     expect(Buffer.from(result.reply!).toString('latin1')).toMatch(/^@@X\d+,369800014090021,CCC,1\*[0-9A-F]{2}\r\n$/);
   });
 
-  it('asks for the first photo chunk after D03', () => {
+  it('asks for the first photo chunk after D03, an answer that says the picture is under way', () => {
     const result = meitrack.decode(text('$$D28,353358017784062,D03,OK*F3'), newSession());
     expect(result.positions).toEqual([]);
+    expect(result.answer).toEqual({ text: 'D03,OK', progress: true });
     expect(Buffer.from(result.reply!).toString('latin1')).toMatch(/^@@O\d+,353358017784062,D00,camera_picture\.jpg,0\*[0-9A-F]{2}\r\n$/);
   });
 
-  it('assembles photo chunks, asking for more every eight, and reports the picture at the end', () => {
+  it('assembles photo chunks, asking for more every eight, and hands over the whole picture at the end', () => {
     const session = newSession();
     const replies: string[] = [];
-    let image: unknown;
+    let media: DecodedMedia | undefined;
     for (let i = 0; i < 10; i++) {
       const result = meitrack.decode(chunk('p.jpg', 10, i, `data${i}`), session);
       if (result.reply) replies.push(Buffer.from(result.reply).toString('latin1'));
-      if (result.reports?.length) image = result.reports[0]!.attributes;
+      if (result.media) media = result.media;
     }
     expect(replies).toHaveLength(1);
     expect(replies[0]).toContain('D00,p.jpg,8*');
-    expect(image).toEqual({ image: 'p.jpg', imageBytes: 50 });
+    expect(Buffer.from(media!.bytes).toString('latin1')).toBe(Array.from({ length: 10 }, (_, i) => `data${i}`).join(''));
+    expect(media).toMatchObject({ contentType: 'image/jpeg', fileName: 'p.jpg' });
+    expect(media!.time).toBeUndefined();
     expect(session.options.meitrackPhoto).toBeUndefined();
+  });
+
+  it('reads the time at the head of an event picture\'s name', () => {
+    expect(photoNameTime('180224072614_C1E109_N1U1D1.jpg')).toEqual(new Date('2018-02-24T07:26:14Z'));
+    expect(photoNameTime('180231072614_x.jpg')).toBeUndefined();
+    expect(photoNameTime('camera_picture.jpg')).toBeUndefined();
+  });
+
+  it('gives up a picture that grows past the session\'s bound, and ignores the rest of it', () => {
+    const session = newSession();
+    session.mediaMaxBytes = 12;
+    expect(meitrack.decode(chunk('big.jpg', 4, 0, 'abcdefgh'), session).mediaDropped).toBeUndefined();
+    const dropped = meitrack.decode(chunk('big.jpg', 4, 1, 'ijklmnop'), session);
+    expect(dropped.mediaDropped).toMatch(/big\.jpg grew past 12 bytes at chunk 2 of 4/);
+    const rest = meitrack.decode(chunk('big.jpg', 4, 2, 'qrstuvwx'), session);
+    expect(rest).toEqual({ deviceId: '864507031219974', positions: [] });
+    // A new picture starts afresh.
+    expect(meitrack.decode(chunk('next.jpg', 1, 0, 'tiny'), session).media?.fileName).toBe('next.jpg');
   });
 
   it('reports command answers without inventing a position', () => {

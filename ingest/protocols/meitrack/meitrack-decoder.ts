@@ -108,8 +108,9 @@ export function decodeMeitrack(frame: Uint8Array, session: DecoderSession): Deco
     case 'D00':
       return decodePhotoChunk(frame, header.body, limit, header.imei, session, (content) => meitrackCommand('O', header.imei, content));
     case 'D03': {
-      // The device took a photo (the answer to take_photo); ask for its first chunk.
-      const answer = { text: ['D03', ...textBody(frame, header)].join(',') };
+      // The device is taking the photo (take_photo's first answer): ask for its first chunk. The
+      // command is acknowledged once the whole picture is stored, not by this answer.
+      const answer = { text: ['D03', ...textBody(frame, header)].join(','), progress: true };
       return { deviceId: header.imei, positions: [], reply: meitrackCommand('O', header.imei, 'D00,camera_picture.jpg,0'), answer };
     }
     default:

@@ -3,6 +3,7 @@ import { crc16Ibm } from '../../codec/crc16.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import type { CommandAnswer, DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { CODEC_16, CODEC_8, CODEC_8_EXTENDED, CODEC_GH3000, readAvlRecord, readGh3000Record } from './teltonika-records.ts';
+import { readCameraMessage, type CameraStep } from './teltonika-camera.ts';
 import { CODEC_12, CODEC_13, readCodec12, readCodec13, RESPONSE } from './teltonika-serial.ts';
 
 export const LOGIN_ACCEPTED = Uint8Array.of(0x01);
@@ -36,6 +37,7 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   const positions: DecodedPosition[] = [];
   const reports: DecodedReport[] = [];
   let answer: CommandAnswer | undefined;
+  let camera: CameraStep = {};
   const extended = session.options.extended === true;
   for (let i = 0; i < count; i++) {
     switch (codec) {
@@ -51,10 +53,14 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
         break;
       }
       case CODEC_12: {
-        const report = readCodec12(r);
-        if (report) reports.push(report);
+        const message = readCodec12(r);
+        if ('camera' in message) {
+          camera = { ...camera, ...readCameraMessage(message.camera, session) };
+          break;
+        }
+        reports.push(message.report);
         // A response (type 6) answers our command; other types are data the device sends on its own.
-        if (report?.attributes.type === RESPONSE) answer = { text: String(report.attributes.result) };
+        if (message.report.attributes.type === RESPONSE) answer = { text: String(message.report.attributes.result) };
         break;
       }
       case CODEC_13:
@@ -65,9 +71,15 @@ function decodeAvl(frame: Uint8Array, session: DecoderSession): DecodedFrame {
     }
   }
   if (r.u8() !== count) throw new MalformedFrameError('AVL packet record counts disagree');
-  // Command answers (Codec 12/13) are not acknowledged; data packets are, with the record count.
-  const reply = codec === CODEC_12 || codec === CODEC_13 ? undefined : recordCountAck(count);
-  return answer ? { positions, reports, reply, answer } : { positions, reports, reply };
+  // Command answers (Codec 12/13) are not acknowledged; data packets are, with the record count. A
+  // camera message is answered with the request for the picture's next piece, if any.
+  const reply = codec === CODEC_12 || codec === CODEC_13 ? camera.reply : recordCountAck(count);
+  return {
+    positions, reports, reply,
+    ...(answer ? { answer } : {}),
+    ...(camera.media ? { media: camera.media } : {}),
+    ...(camera.mediaDropped ? { mediaDropped: camera.mediaDropped } : {}),
+  };
 }
 
 /** Teltonika over TCP: keep-alive byte, IMEI login, or an AVL packet of Codec 8, 8E, 16, 7 (GH3000), 12 or 13. */

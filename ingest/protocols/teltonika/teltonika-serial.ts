@@ -1,11 +1,11 @@
 import type { ByteReader } from '../../codec/byte-reader.ts';
 import type { AttributeValue, DecodedReport } from '../../protocol.ts';
+import { CAMERA } from './teltonika-camera.ts';
 
 export const CODEC_12 = 0x0c;
 export const CODEC_13 = 0x0d;
-/** Codec 12 message types: a device's answer to a command, and a camera transfer. */
+/** Codec 12 message type of a device's answer to a command. */
 export const RESPONSE = 0x06;
-const CAMERA = 0x0d;
 
 /** Text when every byte is printable (line breaks allowed), otherwise hex, as command answers mix both. */
 function resultText(bytes: Uint8Array): string {
@@ -24,15 +24,15 @@ function resultAttributes(result: string): Record<string, AttributeValue> {
 }
 
 /**
- * A Codec 12 message: the device's answer to a command (type 0x06) or other serial data. Camera
- * transfers (type 0x0D) are not assembled into images; they yield nothing.
+ * A Codec 12 message: the device's answer to a command (type 0x06), other serial data, or a camera
+ * message (type 0x0D), whose body teltonika-camera.ts reads against the session.
  */
-export function readCodec12(r: ByteReader): DecodedReport | undefined {
+export function readCodec12(r: ByteReader): { report: DecodedReport } | { camera: Uint8Array } {
   const type = r.u8();
   const length = r.u32();
   const body = r.slice(length);
-  if (type === CAMERA) return undefined;
-  return { attributes: { type, ...resultAttributes(resultText(body)) } };
+  if (type === CAMERA) return { camera: body };
+  return { report: { attributes: { type, ...resultAttributes(resultText(body)) } } };
 }
 
 /** A Codec 13 message: like Codec 12 with the device's timestamp in front of the data. */
