@@ -43,6 +43,7 @@ import { travelRoutes } from './routes/travels.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
 import { vehicleAccumulatorRoutes } from './routes/vehicle-accumulators.ts';
+import { maintenanceRoutes } from './routes/maintenance.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -198,6 +199,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', vehicleRoutes(routeDeps));
   api.route('/', vehiclePositionRoutes(routeDeps));
   api.route('/', vehicleAccumulatorRoutes(routeDeps));
+  api.route('/', maintenanceRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
   api.route('/', commandRoutes(routeDeps));
   api.route('/', apiKeyRoutes(routeDeps));

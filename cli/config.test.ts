@@ -47,7 +47,7 @@ describe('loadConfig', () => {
       },
       httpMaxConnections: defaultMaxConnections(),
       engine: {
-        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
+        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, maintenanceCheckMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
         lateWindowMs: 3_600_000, lateFixesRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
         overspeedHysteresisKmh: 5,
         addressReuseM: 100,
@@ -139,6 +139,7 @@ describe('loadConfig', () => {
       GEOCODER_CACHE_SIZE: '500',
       ETA_REFRESH_S: '10',
       INACTIVITY_SWEEP_S: '15',
+      MAINTENANCE_CHECK_S: '120',
       GEOFENCE_POLL_MS: '250',
       ENGINE_CONCURRENCY: '4',
       ETA_ROAD_FACTOR: '1.5',
@@ -168,7 +169,7 @@ describe('loadConfig', () => {
       ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, loginTimeoutMs: 10_000, maxUnidentifiedPerAddress: 500, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900 },
       httpMaxConnections: 300,
       engine: {
-        etaRefreshMs: 10_000, inactivitySweepMs: 15_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
+        etaRefreshMs: 10_000, inactivitySweepMs: 15_000, maintenanceCheckMs: 120_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
         lateWindowMs: 600_000, lateFixesRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
         overspeedHysteresisKmh: 0,
         addressReuseM: 250,

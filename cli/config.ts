@@ -75,6 +75,8 @@ export interface Config {
   engine: {
     etaRefreshMs: number;
     inactivitySweepMs: number;
+    /** MAINTENANCE_CHECK_S: how often maintenance items are checked for due and overdue. */
+    maintenanceCheckMs: number;
     geofencePollMs: number;
     concurrency: number;
     roadFactor: number;
@@ -331,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     engine: {
       etaRefreshMs: integer(env, 'ETA_REFRESH_S', 30, 1, 3600) * 1000,
       inactivitySweepMs: integer(env, 'INACTIVITY_SWEEP_S', 60, 1, 3600) * 1000,
+      maintenanceCheckMs: integer(env, 'MAINTENANCE_CHECK_S', 60, 1, 86_400) * 1000,
       geofencePollMs: integer(env, 'GEOFENCE_POLL_MS', 500, 50, 60_000),
       concurrency: integer(env, 'ENGINE_CONCURRENCY', 2, 1, 64),
       roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),

@@ -17,6 +17,7 @@ import * as mintedCredentials from './migrations/0015-minted-credentials.ts';
 import * as webhookFairDelivery from './migrations/0016-webhook-fair-delivery.ts';
 import * as addresses from './migrations/0017-addresses.ts';
 import * as vehicleAccumulators from './migrations/0018-vehicle-accumulators.ts';
+import * as maintenance from './migrations/0019-maintenance.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-webhook-fair-delivery': webhookFairDelivery,
   '0017-addresses': addresses,
   '0018-vehicle-accumulators': vehicleAccumulators,
+  '0019-maintenance': maintenance,
 };
 
 function migrator(db: Kysely<any>): Migrator {

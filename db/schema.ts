@@ -222,6 +222,36 @@ export interface VehicleBaselinesTable {
   engine_set_at: Timestamp | null;
 }
 
+/** A vehicle's maintenance item (db/migrations/0019-maintenance.ts); dates are read as text (`::text`). */
+export interface MaintenanceItemsTable {
+  id: Generated<number>;
+  device_id: number;
+  name: string;
+  kind: 'odometer' | 'engineHours' | 'calendar';
+  interval: number;
+  tolerance: number;
+  next_due: number | null;
+  next_due_date: string | null;
+  due_logged: string | null;
+  overdue_logged: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** A service recorded against a maintenance item, with the threshold it set. */
+export interface MaintenanceServicesTable {
+  id: Generated<number>;
+  item_id: number;
+  performed_on: string;
+  odometer_km: number | null;
+  engine_hours: number | null;
+  note: string | null;
+  cost: number | null;
+  next_due: number | null;
+  next_due_date: string | null;
+  created_at: CreatedAt;
+}
+
 export interface GeofenceChangesTable {
   id: Generated<number>;
   geofence_id: number;
@@ -509,6 +539,8 @@ export interface Database {
   ingest_dead_letters: IngestDeadLettersTable;
   device_engine_states: DeviceEngineStatesTable;
   vehicle_baselines: VehicleBaselinesTable;
+  maintenance_items: MaintenanceItemsTable;
+  maintenance_services: MaintenanceServicesTable;
   geofence_changes: GeofenceChangesTable;
   events: EventsTable;
   stream_tokens: StreamTokensTable;

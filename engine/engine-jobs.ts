@@ -26,6 +26,8 @@ export const ENGINE_JOBS = {
   'inactivity-sweep': z.object({}),
   /** Repeated: commands past their time to live become expired. */
   'command-expiry': z.object({}),
+  /** Repeated: maintenance items whose vehicles reached their thresholds log due and overdue events. */
+  'maintenance-check': z.object({}),
   /** Repeated: what the engine has finished with goes, and the position history's partitions are kept. */
   prune: z.object({}),
 };

@@ -23,6 +23,7 @@ import { keepPositionHistory } from './workers/keep-position-history.ts';
 import type { PositionHistorySettings } from './workers/maintain-position-partitions.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 import { expireDueCommands } from './workers/expire-commands.ts';
+import { checkMaintenance } from './workers/check-maintenance.ts';
 import { startAddressKeeper, type AddressKeeperSettings } from './geocoding/address-keeper.ts';
 import type { ReverseGeocoder } from './geocoding/reverse-geocoder.ts';
 
@@ -44,6 +45,8 @@ export interface EngineSettings {
   positionHistory?: PositionHistorySettings;
   /** How often commands past their time to live are marked expired (default 5 s). */
   commandExpiryMs?: number;
+  /** How often maintenance items are checked against their vehicles' readings (MAINTENANCE_CHECK_S; default 60 s). */
+  maintenanceCheckMs?: number;
   /** A speeding stretch ends below the speed limit minus this (OVERSPEED_HYSTERESIS_KMH; default 5). */
   overspeedHysteresisKmh?: number;
   /** Trip segmentation (TRIP_* settings); the moving speed is `status.movingSpeedKmh`. */
@@ -91,6 +94,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     'eta-refresh': () => refreshEtasAndCatchUp(db, queue, eta),
     'inactivity-sweep': () => sweepInactive(db, settings.status.inactiveAfterMinutes),
     'command-expiry': (_, jobLog) => expireDueCommands(db, jobLog),
+    'maintenance-check': () => checkMaintenance(db),
     prune: (_, jobLog) => pruneEngine(db, settings, jobLog),
   });
 
@@ -107,6 +111,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
   await queue.repeat('prune', settings.pruneIntervalMs);
   await queue.repeat('command-expiry', settings.commandExpiryMs ?? 5_000);
+  await queue.repeat('maintenance-check', settings.maintenanceCheckMs ?? 60_000);
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
   const behind = await devicesBehind(db, 50_000);
   for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });

@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'api_key.created', 'api_key.revoked', 'oauth_client.created', 'oauth_client.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
   'command.created', 'command.cancelled', 'vehicle.accumulators_set',
+  'maintenance.created', 'maintenance.updated', 'maintenance.deleted', 'maintenance.serviced',
 ] as const;
 
 const AuditEntrySchema = z

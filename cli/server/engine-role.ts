@@ -20,6 +20,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     eta: { roadFactor: config.engine.roadFactor, defaultSpeedKmh: config.engine.defaultSpeedKmh },
     etaRefreshMs: config.engine.etaRefreshMs,
     inactivitySweepMs: config.engine.inactivitySweepMs,
+    maintenanceCheckMs: config.engine.maintenanceCheckMs,
     geofencePollMs: config.engine.geofencePollMs,
     concurrency: config.engine.concurrency,
     fixesPerDevice: 1000,

@@ -12,6 +12,8 @@ export const PERMISSION_CATALOG = {
   'vehicles:write': 'register, change and delete vehicles',
   'drivers:read': 'drivers, their ratings and assignments',
   'drivers:write': 'register, change and delete drivers; assign them by hand',
+  'maintenance:read': 'vehicles\' maintenance items, their services and the fleet\'s maintenance report',
+  'maintenance:write': 'create, change and delete maintenance items; record services',
   'geofences:read': 'geofences',
   'geofences:write': 'create, change and delete geofences',
   'reports:read': 'the geofence and trips reports',

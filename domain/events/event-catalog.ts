@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'vehicle.overspeed',
   'vehicle.alarm',
   'vehicle.panic',
+  'vehicle.maintenance.due',
+  'vehicle.maintenance.overdue',
   'vehicle.position',
   'device.online',
   'device.offline',
@@ -57,6 +59,7 @@ export interface EventKindInfo {
 
 const geofence = { geofence: { id: 12, name: 'Depot North' } };
 const travel = { travel: { id: 345, status: 'In progress' } };
+const maintenanceExample = { id: 31, name: 'Oil change', kind: 'odometer', unit: 'km', interval: 10_000, tolerance: 1_000, nextDue: 130_000, current: 130_004.2 };
 const command = (status: string, more: Record<string, unknown> = {}) => ({
   command: { id: '88', type: 'engine_stop', status, attempts: 1, response: null, error: null, ...more },
 });
@@ -70,6 +73,8 @@ export const EVENT_CATALOG: Record<EventType, EventKindInfo> = {
   'vehicle.overspeed': { description: 'A valid fix went over the vehicle\'s speed limit (its own, else its account\'s; with neither, no events). One event per speeding stretch: the stretch ends at the first valid fix below the limit minus OVERSPEED_HYSTERESIS_KMH (default 5). Time: the first fix over.', example: { speedKmh: 97, limitKmh: 80 }, vehicle: true, position: true },
   'vehicle.alarm': { description: 'The tracker raised an alarm other than SOS (power cut, tampering, low battery, vibration, overspeed, movement, removing, low power, general, and the other names the protocols decode), with a fix (position present) or in a report without one (no position). Once per vehicle, time and alarm name, so a resent frame logs nothing more. Time: the fix, else the device\'s time for the report, else when the server received it.', example: { alarm: 'powerCut' }, vehicle: true, position: true },
   'vehicle.panic': { description: 'The tracker\'s SOS (panic) button was pressed: alarm `sos`, logged like vehicle.alarm.', example: { alarm: 'sos' }, vehicle: true, position: true },
+  'vehicle.maintenance.due': { description: 'The vehicle reached a maintenance item\'s next threshold (docs/api/maintenance.md): its odometer (the tracker\'s own, else the server\'s) or engine hours as GET /vehicles/{id}/accumulators reports them, or the date (UTC). Once per item and threshold: replays and late fixes never log it again; a service recorded moves the threshold. Found by the engine\'s check every MAINTENANCE_CHECK_S (60 s). Time: when the check found it; position: the vehicle\'s last known.', example: { maintenance: maintenanceExample }, vehicle: true, position: true },
+  'vehicle.maintenance.overdue': { description: 'The vehicle went past a maintenance item\'s threshold by its tolerance (`tolerance`, in the item\'s unit; default a tenth of the interval) with no service recorded. Once per item and threshold, after its vehicle.maintenance.due (both at once for a vehicle found already past). Time: when the engine\'s check found it; position: the vehicle\'s last known.', example: { maintenance: { ...maintenanceExample, current: 131_012.4 } }, vehicle: true, position: true },
   'vehicle.position': { description: 'A fix was stored: every one, for a live feed instead of polling. Opt-in: delivered only to a webhook or stream that names `vehicle.position` itself (never through `*` or `vehicle.*`), and never logged (GET /events has none; missed ones are read from the position history). Webhooks get them in batches (`data.events`, several positions in one signed request). Time: the fix; `data.position` adds the fix\'s other fields.', example: { position: { lat: 19.4326, lng: -99.1332, speedKmh: 32, heading: 90, fixTime: '2024-05-01T14:30:00.000Z', altitude: 2240, satellites: 11, valid: true, ignition: true, receivedAt: '2024-05-01T14:30:01.250Z' } }, vehicle: true, position: true },
   'device.online': { description: 'The tracker opened a TCP connection and identified itself (OsmAnd phones send over HTTP without a connection: no presence events). Time: the server\'s.', example: { protocol: 'teltonika', remoteAddress: '203.0.113.7' }, vehicle: true, position: false },
   'device.offline': { description: 'The tracker\'s connection closed: reason `closed by the tracker`, `connection error (CODE)`, `idle timeout`, `replaced by a newer connection` (logged before the newer one\'s device.online), `server shutdown`, or why the server closed it (`malformed frame`, ...). A connection that closes after a newer one took over logs nothing. Time: the server\'s.', example: { protocol: 'teltonika', remoteAddress: '203.0.113.7', reason: 'idle timeout' }, vehicle: true, position: false },

@@ -1,5 +1,6 @@
 import { roundCoordinate, roundHeading, roundSpeedKmh } from '../display-precision.ts';
 import type { DriverChange } from '../drivers/driver-assignment.ts';
+import { MAINTENANCE_UNITS, thresholdKey, type MaintenanceKind } from '../maintenance/maintenance-schedule.ts';
 import type { EventType } from './event-catalog.ts';
 
 /**
@@ -149,6 +150,30 @@ export const alarmEventType = (alarm: string): EventType => (alarm === PANIC_ALA
  */
 export const alarmEvent = (deviceId: number, alarm: string, at: Date, position: EventPosition | null): NewEvent => ({
   type: alarmEventType(alarm), occurredAt: at, deviceId, position, data: { alarm }, dedupeKey: `alarm:${deviceId}:${at.getTime()}:${alarm}`,
+});
+
+// ---------------------------------------------------------------------------------------------
+// vehicle.maintenance.*
+
+/** A maintenance item as its events show it, with the reading that reached its threshold. */
+export interface MaintenanceAlert {
+  id: number;
+  deviceId: number;
+  name: string;
+  kind: MaintenanceKind;
+  interval: number;
+  tolerance: number;
+  /** km or hours, or `YYYY-MM-DD` for calendar items. */
+  nextDue: number | string;
+  /** The reading then: km (to 0.1) or hours (to 0.01), or the date (UTC). */
+  current: number | string;
+}
+
+/** `vehicle.maintenance.due` / `.overdue`, once per item and threshold. */
+export const maintenanceEvent = (alert: 'due' | 'overdue', m: MaintenanceAlert, at: Date, position: EventPosition | null): NewEvent => ({
+  type: `vehicle.maintenance.${alert}`, occurredAt: at, deviceId: m.deviceId, position,
+  data: { maintenance: { id: m.id, name: m.name, kind: m.kind, unit: MAINTENANCE_UNITS[m.kind], interval: m.interval, tolerance: m.tolerance, nextDue: m.nextDue, current: m.current } },
+  dedupeKey: `maintenance:${m.id}:${thresholdKey(m.nextDue)}:${alert}`,
 });
 
 // ---------------------------------------------------------------------------------------------

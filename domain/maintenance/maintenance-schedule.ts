@@ -128,3 +128,14 @@ export function alertsToLog(item: ScheduledItem & LoggedAlerts, reading: Reading
   if (status === 'overdue' && item.overdueLogged !== key) alerts.push('overdue');
   return alerts;
 }
+
+/**
+ * The reading an item of `kind` is compared with, as GET /vehicles/{id}/accumulators shows the
+ * vehicle's figures (km to 0.1, hours to 0.01), or today's date (UTC) for calendar items.
+ */
+export function currentReading(kind: MaintenanceKind, vehicle: { odometerKm: number | null; engineHours: number | null }, now: Date): Reading {
+  if (kind === 'calendar') return utcDate(now);
+  const value = kind === 'odometer' ? vehicle.odometerKm : vehicle.engineHours;
+  if (value === null) return null;
+  return kind === 'odometer' ? Math.round(value * 10) / 10 : Math.round(value * 100) / 100;
+}
