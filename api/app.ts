@@ -17,6 +17,7 @@ import { permissionOf } from './auth/require-permission.ts';
 import { errorEnvelope } from './envelope.ts';
 import { errorResponse } from './error-response.ts';
 import { EventFeed } from './events/event-feed.ts';
+import type { PositionFeed } from '../domain/events/position-feed.ts';
 import type { EventStreamSettings } from './events/event-stream.ts';
 import type { StreamLeases } from './events/open-streams.ts';
 import { rateLimit } from './rate-limit/rate-limit.ts';
@@ -59,6 +60,8 @@ export interface AppDeps {
   eventFeed?: EventFeed;
   /** Counts event streams per credential over every API process (Redis); absent, each process counts its own. */
   streamLeases?: StreamLeases;
+  /** Committed fixes, for streams that name `vehicle.position`; absent, such streams get no positions. */
+  positionFeed?: PositionFeed;
   config: {
     bodyLimitBytes: number;
     deviceStatus: DeviceStatusThresholds;
@@ -214,6 +217,7 @@ export function createApp(deps: AppDeps) {
       ...deps.config.eventStream,
     },
     streamLeases: deps.streamLeases,
+    positionFeed: deps.positionFeed,
   }));
   documentPermissions(api);
   app.route(API_PREFIX, api);

@@ -3,7 +3,9 @@ import type { AccessScope } from '../../db/access-scope.ts';
 import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
 import { eventPage, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
-import { eventPayload } from '../../domain/events/event-payloads.ts';
+import { feedVehicles } from '../../db/position-feed-subscribers.ts';
+import { eventPayload, type EventPayload } from '../../domain/events/event-payloads.ts';
+import { inFixTimeOrder, positionMessage, type FeedVehicle, type PositionFeed } from '../../domain/events/position-feed.ts';
 import { matchesEventType } from '../../domain/events/event-catalog.ts';
 import type { EventFeed } from './event-feed.ts';
 
@@ -39,7 +41,7 @@ const BACKLOG_PAGE = 500;
  */
 export async function runEventStream(
   stream: SSEStreamingApi,
-  deps: { db: Db; feed: EventFeed; settings: EventStreamSettings },
+  deps: { db: Db; feed: EventFeed; settings: EventStreamSettings; positions?: PositionFeed },
   scope: AccessScope,
   filter: EventFilter,
   resumeAfter: string | undefined,
@@ -51,7 +53,8 @@ export async function runEventStream(
   /** Why the server closes the stream, written as its last line. */
   let closing: string | undefined;
   let grace: NodeJS.Timeout | undefined;
-  const queue: LoggedEvent[] = [];
+  /** Logged events, and `vehicle.position` messages (no log id) between them in the order they came. */
+  const queue: Array<LoggedEvent | EventPayload> = [];
   let wake: (() => void) | undefined;
   const nudge = () => {
     wake?.();
@@ -95,6 +98,22 @@ export async function runEventStream(
     return true;
   };
 
+  // vehicle.position is opt-in: only a stream whose types name it gets the positions committed from now on.
+  const wantsPositions = deps.positions !== undefined && filter.types?.exact.includes('vehicle.position') === true;
+  let vehicles: Map<number, FeedVehicle> = wantsPositions ? await feedVehicles(db, scope) : new Map();
+  const unsubscribePositions = wantsPositions
+    ? deps.positions!.subscribe((fixes) => {
+        for (const f of inFixTimeOrder(fixes)) {
+          const vehicle = vehicles.get(f.deviceId);
+          if (!vehicle) continue;
+          if (filter.deviceIds && !filter.deviceIds.includes(f.deviceId)) continue;
+          if ((filter.from && f.fixTime < filter.from.getTime()) || (filter.to && f.fixTime > filter.to.getTime())) continue;
+          queue.push(positionMessage(vehicle, f));
+        }
+        if (queue.length > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID and read missed positions from the position history`);
+        nudge();
+      })
+    : () => undefined;
   const subscription = feed.subscribe((events) => {
     for (const e of events) if (matches(e)) queue.push(e);
     if (queue.length > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID`);
@@ -105,9 +124,12 @@ export async function runEventStream(
   }, settings.heartbeatMs);
   const refresh = setInterval(() => {
     visibleDeviceIds(db, scope).then((ids) => (visible = ids), () => undefined);
+    if (wantsPositions) feedVehicles(db, scope).then((found) => (vehicles = found), () => undefined);
   }, settings.visibilityRefreshMs);
 
-  const send = async (e: LoggedEvent) => {
+  const send = async (e: LoggedEvent | EventPayload) => {
+    // A position has no log id: no `id:` line, so the client's Last-Event-ID stays the last logged event's.
+    if (!('occurredAt' in e)) return stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
     const id = BigInt(e.id);
     if (id <= lastSent) return;
     lastSent = id;
@@ -133,6 +155,7 @@ export async function runEventStream(
   } finally {
     finished = true;
     subscription.unsubscribe();
+    unsubscribePositions();
     clearInterval(heartbeat);
     clearInterval(refresh);
     bounds.signal?.removeEventListener('abort', onSignal);

@@ -13,6 +13,7 @@ import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { decodeEventCursor, encodeEventCursor } from '../events/event-cursor.ts';
 import type { EventFeed } from '../events/event-feed.ts';
 import { eventFilterQuery, parseEventFilter } from '../events/event-query.ts';
+import type { PositionFeed } from '../../domain/events/position-feed.ts';
 import { runEventStream, type EventStreamSettings } from '../events/event-stream.ts';
 import { OpenStreams, type StreamLeases } from '../events/open-streams.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -125,11 +126,13 @@ const createStreamToken = createRoute({
 
 const EVENT_ID = /^\d{1,19}$/;
 
-export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases }: RouteDeps & {
+export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases, positionFeed }: RouteDeps & {
   eventFeed: () => Promise<EventFeed>;
   eventStream: EventStreamSettings;
   /** Counts open streams per credential over every API process (REDIS_URL); absent, per process. */
   streamLeases?: StreamLeases;
+  /** Committed fixes for streams that name vehicle.position; absent, such a stream gets none. */
+  positionFeed?: PositionFeed;
 }) {
   const app = new OpenAPIHono<AppEnv>();
   const openStreams = new OpenStreams(db, log, eventStream, streamLeases);
@@ -170,7 +173,7 @@ export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases }: R
     c.header('X-Accel-Buffering', 'no'); // nginx would otherwise hold events back in its buffer
     return streamSSE(c, async (stream) => {
       try {
-        await runEventStream(stream, { db, feed, settings: eventStream }, scope, filter, resume, { signal: slot.signal, dropConnection: () => outgoing?.destroy() });
+        await runEventStream(stream, { db, feed, settings: eventStream, positions: positionFeed }, scope, filter, resume, { signal: slot.signal, dropConnection: () => outgoing?.destroy() });
       } finally {
         slot.release();
       }

@@ -9,6 +9,7 @@ import type { DatabaseHandle } from '../../db/database.ts';
 import { scheduleTravelStart, unscheduleTravelStart, type EngineQueue } from '../../engine/engine-jobs.ts';
 import { enqueueDeliveries, type WebhookQueue } from '../../engine/webhooks/webhook-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
+import type { PositionFeed } from '../../domain/events/position-feed.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
@@ -35,6 +36,8 @@ export async function startApiRole(
     engineQueue: EngineQueue;
     webhookQueue: WebhookQueue;
     commandBus: CommandBus;
+    /** Committed fixes for streams that name vehicle.position. */
+    positionFeed?: PositionFeed;
     /** Serve GET /metrics on the API port (no METRICS_PORT). */
     metricsOnApiPort: boolean;
   },
@@ -48,6 +51,7 @@ export async function startApiRole(
     overviewRateLimiter: deps.overviewRateLimiter,
     eventFeed,
     streamLeases: deps.streamLeases,
+    positionFeed: deps.positionFeed,
     config: {
       ...config, webhookAllowPrivate: config.webhooks.allowPrivate, webhooksPerUser: config.webhooks.perUser, eventStream: {
         heartbeatMs: config.eventStreamHeartbeatS * 1000, maxPerCredential: config.eventStreamsPerCredential, maxLifeMs: config.eventStreamMaxLifeS * 1000,

@@ -4,6 +4,8 @@ import type { EngineQueue } from '../../engine/engine-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
+import { feedFix, type PositionFeed } from '../../domain/events/position-feed.ts';
+import { POSITION_WEBHOOK_DEFAULTS, PositionWebhookSender } from '../../engine/webhooks/position-webhooks.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
 
@@ -16,8 +18,14 @@ export interface RunningIngestRole {
 export async function startIngestRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus },
+  deps: { database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus; positionFeed: PositionFeed },
 ): Promise<RunningIngestRole> {
+  // vehicle.position: webhooks get the fixes this process stores from this process (one sender per
+  // vehicle's connection, so each vehicle's order holds); streams get them through the feed, anywhere.
+  const positionWebhooks = new PositionWebhookSender(deps.database.db, log, {
+    timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate, ...POSITION_WEBHOOK_DEFAULTS,
+  });
+  await positionWebhooks.start();
   const signals = new DeviceSignals(deps.engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
   const commands = new CommandDelivery(deps.database.db, deps.commandBus, log, config.commands);
   let ingest;
@@ -39,11 +47,17 @@ export async function startIngestRole(
       maxWaitingBytes: config.ingest.maxWaitingBytes,
       maxConnections: config.ingest.maxConnections,
       onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
+      onFixesCommitted: (fixes) => {
+        const feed = fixes.map(feedFix);
+        positionWebhooks.accept(feed);
+        deps.positionFeed.publish(feed);
+      },
       commands,
     });
   } catch (error) {
     await commands.close();
     await signals.close();
+    positionWebhooks.close();
     throw error;
   }
   const running = ingest;
@@ -54,6 +68,7 @@ export async function startIngestRole(
       await running.close();
       await commands.close();
       await signals.close();
+      positionWebhooks.close();
     },
   };
 }

@@ -11,6 +11,8 @@ import { ENGINE_QUEUE } from '../../engine/engine-jobs.ts';
 import { WEBHOOKS_QUEUE } from '../../engine/webhooks/webhook-jobs.ts';
 import { InProcessCommandBus, type CommandBus } from '../../ingest/commands/command-bus.ts';
 import { RedisCommandBus } from '../../ingest/commands/redis-command-bus.ts';
+import { LocalPositionFeed } from '../../ingest/position-feed/local-position-feed.ts';
+import { RedisPositionFeed } from '../../ingest/position-feed/redis-position-feed.ts';
 import { answerClusterMetrics } from '../../runtime/cluster-metrics.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { collectProcessMetrics } from '../../runtime/metrics.ts';
@@ -107,9 +109,12 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     // Commands reach the process holding the device's connection: through Redis when processes may differ.
     const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: queuePrefix(config.databaseUrl) }) : new InProcessCommandBus();
     stack.push('command bus', () => commandBus.close());
+    // Committed fixes (vehicle.position) reach the streams of every API process: through Redis when processes may differ.
+    const positionFeed = redis ? new RedisPositionFeed(redis, log, `${queuePrefix(config.databaseUrl)}:positions`) : new LocalPositionFeed();
+    if (positionFeed instanceof RedisPositionFeed) stack.push('position feed', async () => positionFeed.close());
 
     if (roles.has('engine')) stack.push('engine', (await startEngineRole(config, log, { database, queues })).stop);
-    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue, commandBus }) : undefined;
+    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue, commandBus, positionFeed }) : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
     if (roles.has('api')) {
@@ -130,7 +135,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus,
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
       });
       stack.push('api', api.stop);
     }

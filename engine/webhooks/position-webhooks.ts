@@ -18,6 +18,9 @@ export interface PositionWebhookSettings {
   refreshMs: number;
 }
 
+/** The batch size, queue bound and refresh the server uses (decision 0022). */
+export const POSITION_WEBHOOK_DEFAULTS = { batchSize: 500, maxQueued: 50_000, refreshMs: 5_000 } as const;
+
 /** Waits between attempts of a batch its receiver did not take: quick at first, then every 30 s. */
 export const POSITION_RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 
@@ -87,7 +90,7 @@ export class PositionWebhookSender {
     }
   }
 
-  /** Reads the subscribed webhooks again: new ones get a lane, gone ones lose theirs, changed ones take their new URL, secrets and vehicles. */
+  /** Reads the subscribed webhooks again; changed ones take their new URL, secrets and vehicles. */
   async refresh(): Promise<void> {
     let hooks: PositionWebhook[];
     try {
@@ -99,6 +102,11 @@ export class PositionWebhookSender {
       this.failing = true;
       return;
     }
+    this.use(hooks);
+  }
+
+  /** Sends to these webhooks from now on: new ones get a lane, gone ones lose theirs (and what waited in it). */
+  use(hooks: readonly PositionWebhook[]): void {
     if (this.closed) return;
     const next = new Map<number, Lane>();
     for (const hook of hooks) {
