@@ -20,6 +20,8 @@ export interface SimulatedFix {
   iButton?: bigint;
   /** Digital outputs, once a command has set them: out1 drives the engine cut relay, out2 a siren (IO 179, 180). */
   outputs?: { out1: boolean; out2: boolean };
+  /** The fuel level in percent (IO 89, CAN fuel level), as a tracker on the vehicle's CAN bus reports it. */
+  fuelPercent?: number;
 }
 
 /** The login a Teltonika device sends first: 2-byte length and the IMEI in ASCII. */
@@ -37,11 +39,12 @@ const NETWORK_TYPE_4G = 2;
 /**
  * A Codec 8 AVL packet as an FMC device sends it: ignition (IO 239), movement (240), GSM signal (21),
  * network type (237), power (66), battery (67), odometer (16), the digital outputs (179, 180) when
- * known, and an iButton (78) when the fix has one.
+ * known, the fuel level (89) when given, and an iButton (78) when the fix has one.
  */
 export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
   const records = fixes.map((f) => {
-    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 6 * 2 + 1 + 2 * 3 + 1 + 5 + 1 + 9);
+    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 7 * 2 + 1 + 2 * 3 + 1 + 5 + 1 + 9);
+    const oneByte = 4 + (f.outputs ? 2 : 0) + (f.fuelPercent === undefined ? 0 : 1);
     let at = 0;
     r.writeBigUInt64BE(BigInt(f.time.getTime()), at); at += 8;
     r[at++] = 0; // priority
@@ -52,8 +55,8 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     r[at++] = f.satellites;
     r.writeUInt16BE(Math.round(f.speedKmh), at); at += 2;
     r[at++] = f.iButton === undefined ? 0 : 78; // event IO id: a key read is the event
-    r[at++] = (f.iButton === undefined ? 7 : 8) + (f.outputs ? 2 : 0); // IO elements in all
-    r[at++] = f.outputs ? 6 : 4; // one-byte values
+    r[at++] = oneByte + 3 + (f.iButton === undefined ? 0 : 1); // IO elements in all
+    r[at++] = oneByte; // one-byte values
     r[at++] = 239; r[at++] = f.ignition ? 1 : 0;
     r[at++] = 240; r[at++] = f.speedKmh > 0 ? 1 : 0;
     r[at++] = 21; r[at++] = GSM_LEVEL;
@@ -61,6 +64,9 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     if (f.outputs) {
       r[at++] = 179; r[at++] = f.outputs.out1 ? 1 : 0;
       r[at++] = 180; r[at++] = f.outputs.out2 ? 1 : 0;
+    }
+    if (f.fuelPercent !== undefined) {
+      r[at++] = 89; r[at++] = Math.round(f.fuelPercent);
     }
     r[at++] = 2; // two-byte values
     r[at++] = 66; r.writeUInt16BE(Math.round((f.power ?? 12.6) * 1000), at); at += 2;

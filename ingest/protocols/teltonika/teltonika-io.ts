@@ -47,10 +47,13 @@ const MAPPINGS = new Map<number, IoMapping>([
   [16, number('odometer')], // total odometer, metres
   [21, number('rssi')], // GSM signal, 0 to 5 (teltonika-radio.ts gives it on 0–31)
   [24, number('obdSpeed')],
+  [48, number('fuel')], // fuel level from OBD, percent
   [66, number('power', 0.001)], // external voltage, mV
   [67, number('battery', 0.001)], // battery voltage, mV
   [68, number('batteryCurrent', 0.001)],
   [69, number('gnssStatus')],
+  [84, number('fuelVolume', 0.1)], // fuel level from CAN (LVCAN/ALL-CAN), 0.1 litres
+  [89, number('fuel')], // fuel level from CAN, percent
   [72, signedNumber('temp1', 0.1)],
   [73, signedNumber('temp2', 0.1)],
   [74, signedNumber('temp3', 0.1)],

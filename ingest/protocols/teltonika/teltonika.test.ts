@@ -92,6 +92,18 @@ describe('Teltonika driver keys', () => {
   });
 });
 
+describe('Teltonika fuel level', () => {
+  it('reads the OBD (IO 48) and CAN (IO 89) level as percent `fuel`, and the CAN level in 0.1 L (IO 84) as litres `fuelVolume`', () => {
+    const into: Parameters<typeof applyIo>[0] = {};
+    applyIo(into, 89, 63, 1);
+    expect(into).toEqual({ fuel: 63 });
+    applyIo(into, 48, 41, 1);
+    expect(into).toEqual({ fuel: 41 });
+    applyIo(into, 84, 523, 2);
+    expect(into).toEqual({ fuel: 41, fuelVolume: 52.3 });
+  });
+});
+
 describe('Teltonika encoder', () => {
   it('builds a Codec 12 command frame the framer and CRC accept', () => {
     const frame = encodeTeltonikaCommand('setdigout 1');
