@@ -52,6 +52,10 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 5,
         addressReuseM: 100,
         trips: { useIgnition: false, minStopS: 300, minDistanceM: 200, minDurationS: 180, maxGapS: 3600 },
+        driving: {
+          harsh: { accelerationMs2: 2.5, brakingMs2: 3, corneringMs2: 3, corneringMinSpeedKmh: 20, maxGapS: 10, sameEventS: 5 },
+          idleMinS: 300,
+        },
       },
       access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20, oauthTokenRateLimit: 30, trustProxy: [] },
       commands: { safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
@@ -139,6 +143,13 @@ describe('loadConfig', () => {
       GEOCODER_CACHE_SIZE: '500',
       ETA_REFRESH_S: '10',
       INACTIVITY_SWEEP_S: '15',
+      HARSH_ACCELERATION_MS2: '2.8',
+      HARSH_BRAKING_MS2: '3.5',
+      HARSH_CORNERING_MS2: '4',
+      HARSH_CORNERING_MIN_SPEED_KMH: '25',
+      HARSH_MAX_GAP_S: '5',
+      HARSH_SAME_EVENT_S: '3',
+      IDLE_MIN_S: '600',
       MAINTENANCE_CHECK_S: '120',
       GEOFENCE_POLL_MS: '250',
       ENGINE_CONCURRENCY: '4',
@@ -174,6 +185,10 @@ describe('loadConfig', () => {
         overspeedHysteresisKmh: 0,
         addressReuseM: 250,
         trips: { useIgnition: true, minStopS: 120, minDistanceM: 50, minDurationS: 60, maxGapS: 900 },
+        driving: {
+          harsh: { accelerationMs2: 2.8, brakingMs2: 3.5, corneringMs2: 4, corneringMinSpeedKmh: 25, maxGapS: 5, sameEventS: 3 },
+          idleMinS: 600,
+        },
       },
       access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50, oauthTokenRateLimit: 5, trustProxy: ['10.0.0.0/8', '::1'] },
       commands: { safeStopKmh: 15, safeStopMaxFixAgeMs: 30_000, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
@@ -284,6 +299,9 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);
     expect(startupErrorOf({ INACTIVE_AFTER_MINUTES: '0' })).toBe('INACTIVE_AFTER_MINUTES must be a positive number, got "0"');
     expect(startupErrorOf({ MOVING_SPEED_KMH: 'fast' })).toBe('MOVING_SPEED_KMH must be a positive number, got "fast"');
+    expect(startupErrorOf({ HARSH_BRAKING_MS2: '0' })).toBe('HARSH_BRAKING_MS2 must be a positive number, got "0"');
+    expect(startupErrorOf({ HARSH_CORNERING_MS2: '15' })).toBe('HARSH_CORNERING_MS2 must be at most 12 m/s² (1.2 g), got "15"');
+    expect(startupErrorOf({ IDLE_MIN_S: '5' })).toBe('IDLE_MIN_S must be an integer from 10 to 86400, got "5"');
     expect(startupErrorOf({ GEOCODER_REUSE_DISTANCE_M: '-1' })).toMatch(/^GEOCODER_REUSE_DISTANCE_M must be an integer from 0 to 100000/);
   });
 

@@ -8,6 +8,8 @@ import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
+import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
+import { MAX_PLAUSIBLE_MS2 } from '../domain/driving/harsh-driving.ts';
 
 
 export interface Config {
@@ -89,6 +91,8 @@ export interface Config {
     addressReuseM: number;
     /** Trip and stop segmentation (README, "Trips and stops"); the moving speed is MOVING_SPEED_KMH. */
     trips: { useIgnition: boolean; minStopS: number; minDistanceM: number; minDurationS: number; maxGapS: number };
+    /** Harsh driving and idling (HARSH_*, IDLE_MIN_S; docs/engine.md, "Driving behaviour"). */
+    driving: DrivingSettings;
     /** Late-fix entries the engine never came back for are kept this long. */
     lateFixesRetentionMs: number;
     geofenceChangesRetentionMs: number;
@@ -147,6 +151,13 @@ function positiveNumber(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new StartupError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+/** A harsh-driving threshold in m/s²: above MAX_PLAUSIBLE_MS2 every such figure is taken for a GPS glitch, so none would count. */
+function harshThreshold(env: Env, name: string, fallback: number): number {
+  const value = positiveNumber(env, name, fallback);
+  if (value > MAX_PLAUSIBLE_MS2) throw new StartupError(`${name} must be at most ${MAX_PLAUSIBLE_MS2} m/s² (1.2 g), got "${env[name]}"`);
   return value;
 }
 
@@ -347,6 +358,17 @@ export function loadConfig(env: Env = process.env): Config {
         minDistanceM: integer(env, 'TRIP_MIN_DISTANCE_M', 200, 0, 1_000_000),
         minDurationS: integer(env, 'TRIP_MIN_DURATION_S', 180, 0, 86_400),
         maxGapS: integer(env, 'TRIP_MAX_GAP_S', 3600, 60, 7 * 86_400),
+      },
+      driving: {
+        harsh: {
+          accelerationMs2: harshThreshold(env, 'HARSH_ACCELERATION_MS2', 2.5),
+          brakingMs2: harshThreshold(env, 'HARSH_BRAKING_MS2', 3),
+          corneringMs2: harshThreshold(env, 'HARSH_CORNERING_MS2', 3),
+          corneringMinSpeedKmh: integer(env, 'HARSH_CORNERING_MIN_SPEED_KMH', 20, 0, 300),
+          maxGapS: integer(env, 'HARSH_MAX_GAP_S', 10, 1, 600),
+          sameEventS: integer(env, 'HARSH_SAME_EVENT_S', 5, 0, 3600),
+        },
+        idleMinS: integer(env, 'IDLE_MIN_S', 300, 10, 86_400),
       },
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,

@@ -28,10 +28,11 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
     device_id: number; account_id: number; mode: DeviceMode; cursor_fix_time: Date | null; inside: number[]; pending: PendingCrossing[]; status: string | null; has_late: boolean;
     ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
     accumulators: Record<string, unknown> | null;
+    driving: Record<string, unknown> | null;
     address: string | null; address_latitude: number | null; address_longitude: number | null;
   }>`
     SELECT s.device_id, d.account_id, d.mode, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
-      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment, s.accumulators,
+      s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment, s.accumulators, s.driving,
       latest.address, latest.address_latitude, latest.address_longitude
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
@@ -45,7 +46,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
   `.execute(trx);
   return rows.map((r) => ({
     deviceId: r.device_id, accountId: r.account_id, mode: r.mode, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
-    ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment, accumulators: r.accumulators,
+    ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment, accumulators: r.accumulators, driving: r.driving,
     knownAddress: r.address === null || r.address_latitude === null || r.address_longitude === null
       ? null : { address: r.address, latitude: r.address_latitude, longitude: r.address_longitude },
   }));
@@ -105,13 +106,14 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
     UPDATE device_engine_states s SET
       cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
       status = u.status, ignition = u.ignition, overspeed = u.overspeed, segment = coalesce(u.segment, s.segment),
-      accumulators = coalesce(u.accumulators, s.accumulators), updated_at = now()
+      accumulators = coalesce(u.accumulators, s.accumulators), driving = coalesce(u.driving, s.driving), updated_at = now()
     FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
       ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
       ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[],
       ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::jsonb[],
-      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::jsonb[])
-      AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators)
+      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::jsonb[],
+      ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::jsonb[])
+      AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators, driving)
     WHERE s.device_id = u.device_id
   `.execute(trx);
 }

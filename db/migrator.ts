@@ -18,6 +18,7 @@ import * as webhookFairDelivery from './migrations/0016-webhook-fair-delivery.ts
 import * as addresses from './migrations/0017-addresses.ts';
 import * as vehicleAccumulators from './migrations/0018-vehicle-accumulators.ts';
 import * as maintenance from './migrations/0019-maintenance.ts';
+import * as drivingBehaviour from './migrations/0020-driving-behaviour.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-addresses': addresses,
   '0018-vehicle-accumulators': vehicleAccumulators,
   '0019-maintenance': maintenance,
+  '0020-driving-behaviour': drivingBehaviour,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -209,6 +209,8 @@ export interface DeviceEngineStatesTable {
   segment: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** The server's odometer and engine hours (domain/accumulators/vehicle-accumulators.ts); null before the first step. */
   accumulators: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** Harsh driving and idling (domain/driving/driving-behaviour.ts); null before the first step. */
+  driving: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** An installer's odometer and engine hours for a vehicle, with the server's counts when each was set. */

@@ -22,6 +22,7 @@ import { pruneEngine } from './workers/prune-engine.ts';
 import { keepPositionHistory } from './workers/keep-position-history.ts';
 import type { PositionHistorySettings } from './workers/maintain-position-partitions.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
+import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
 import { expireDueCommands } from './workers/expire-commands.ts';
 import { checkMaintenance } from './workers/check-maintenance.ts';
 import { startAddressKeeper, type AddressKeeperSettings } from './geocoding/address-keeper.ts';
@@ -51,6 +52,8 @@ export interface EngineSettings {
   overspeedHysteresisKmh?: number;
   /** Trip segmentation (TRIP_* settings); the moving speed is `status.movingSpeedKmh`. */
   trips?: Partial<TripSettings>;
+  /** Harsh driving and idling (HARSH_*, IDLE_MIN_S; default DEFAULT_DRIVING_SETTINGS). */
+  driving?: DrivingSettings;
   /** A waypoint estimated later than expected by more than this is delayed (ON_TIME_TOLERANCE_MINUTES; default 5). */
   onTimeToleranceMinutes?: number;
   /**
@@ -84,6 +87,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
     overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
     trips: settings.trips,
+    ...(settings.driving ? { driving: settings.driving } : {}),
     ...(settings.geocoding ? { addressReuseM: settings.geocoding.reuseM } : {}),
   };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);

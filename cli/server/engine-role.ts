@@ -36,6 +36,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     commandExpiryMs: config.commands.expirySweepMs,
     overspeedHysteresisKmh: config.engine.overspeedHysteresisKmh,
     trips: config.engine.trips,
+    driving: config.engine.driving,
     onTimeToleranceMinutes: config.onTimeToleranceMinutes,
     ...(geocoder ? { geocoding: { geocoder, reuseM: config.engine.addressReuseM } } : {}),
   }).catch(async (error: unknown) => {

@@ -22,6 +22,8 @@ export interface EngineState {
   segment: Record<string, unknown> | null;
   /** The server's odometer and engine hours (domain/accumulators/vehicle-accumulators.ts); null or absent before their first run. */
   accumulators?: Record<string, unknown> | null;
+  /** Harsh driving and idling (domain/driving/driving-behaviour.ts); null or absent before their first run. */
+  driving?: Record<string, unknown> | null;
   /** The device's reverse-geocoded address and the point it describes, for its events' positions; null: none yet. */
   knownAddress?: KnownAddress | null;
 }
@@ -57,4 +59,6 @@ export interface EngineStateUpdate {
   segment?: Record<string, unknown>;
   /** The accumulators' new state; undefined leaves the stored one. */
   accumulators?: Record<string, unknown>;
+  /** Harsh driving and idling's new state; undefined leaves the stored one. */
+  driving?: Record<string, unknown>;
 }

@@ -10,6 +10,7 @@ import { travelArrivals, travelStarts, type StepTravel, type TravelStart, type W
 import { accumulate, accumulatorState, type AccumulatorFix } from '../accumulators/vehicle-accumulators.ts';
 import { deviceTrips, type DeviceStop, type DeviceTrip, type TripSettings } from '../trips/device-trips.ts';
 import { detectVehicleSignals, type VehicleSignal } from '../vehicle-signals.ts';
+import { DEFAULT_DRIVING_SETTINGS, evaluateDriving, type DrivingSettings } from '../driving/driving-behaviour.ts';
 import type { EngineFix, EngineState, EngineStateUpdate } from './engine-state.ts';
 
 /** The geofences a device is evaluated against: its account's of its mode, and the dwell times. */
@@ -37,6 +38,8 @@ export interface EngineStepSettings {
   /** A speeding stretch ends below the speed limit minus this. */
   overspeedHysteresisKmh: number;
   trips: TripSettings;
+  /** Harsh driving and idling (default DEFAULT_DRIVING_SETTINGS). */
+  driving?: DrivingSettings;
   /** The step's clock: a fix is classified as a fresh report. */
   now: Date;
 }
@@ -142,8 +145,11 @@ function evaluateDevice(
   const odometerAt = new Float64Array(fixes.length);
   const accumulators = accumulate(accumulatorState(state.accumulators ?? null), settings.trips, accumulatorFixes(fixes), odometerAt);
 
+  // In fix-time order only, like the trips: a late fix logs no harsh or idle event (docs/engine.md).
+  const driving = evaluateDriving(deviceId, state.driving, settings.driving ?? DEFAULT_DRIVING_SETTINGS, settings.trips, fixes, out.events);
+
   // In fix-time order only: a late fix does not reopen or reshape a trip (README, "Trips and stops").
-  const segmented = deviceTrips(deviceId, state.segment, fixes, { ...settings.trips, speedLimitKmh: state.speedLimitKmh }, index, driverByFix, odometerAt);
+  const segmented = deviceTrips(deviceId, state.segment, fixes, { ...settings.trips, speedLimitKmh: state.speedLimitKmh }, index, driverByFix, odometerAt, driving.harshAt);
   out.trips.push(...segmented.trips);
   out.stops.push(...segmented.stops);
 
@@ -151,6 +157,7 @@ function evaluateDevice(
     deviceId,
     segment: segmented.state as unknown as Record<string, unknown>,
     accumulators: accumulators as unknown as Record<string, unknown>,
+    driving: driving.state as unknown as Record<string, unknown>,
     cursor: fence.state.cursor === null ? null : new Date(fence.state.cursor),
     inside: [...fence.state.inside],
     pending: fence.state.pending,

@@ -1,4 +1,4 @@
-import { roundCoordinate, roundHeading, roundSpeedKmh } from '../display-precision.ts';
+import { roundCoordinate, roundHeading, roundSpeedKmh, roundTo } from '../display-precision.ts';
 import type { DriverChange } from '../drivers/driver-assignment.ts';
 import { MAINTENANCE_UNITS, thresholdKey, type MaintenanceKind } from '../maintenance/maintenance-schedule.ts';
 import type { EventType } from './event-catalog.ts';
@@ -137,6 +137,47 @@ export const ignitionEvent = (kind: 'ignition.on' | 'ignition.off', deviceId: nu
 export const overspeedEvent = (deviceId: number, at: EventPosition, limitKmh: number | null): NewEvent => ({
   type: 'vehicle.overspeed', occurredAt: at.fixTime, deviceId, position: at,
   data: { speedKmh: roundSpeedKmh(at.speedKmh), limitKmh }, dedupeKey: `overspeed:${deviceId}:${at.fixTime.getTime()}`,
+});
+
+/** A harsh manoeuvre as its event shows it (domain/driving/harsh-driving.ts decides them). */
+export interface HarshManoeuvre {
+  kind: 'acceleration' | 'braking' | 'cornering';
+  source: 'computed' | 'tracker';
+  alarm: string | null;
+  accelerationMs2: number | null;
+  speedBeforeKmh: number | null;
+  speedAfterKmh: number | null;
+  headingChangeDeg: number | null;
+  intervalS: number | null;
+}
+
+const tenth = (v: number | null) => (v === null ? null : roundTo(v, 1));
+
+/**
+ * `vehicle.harsh.acceleration` / `.braking` / `.cornering` at the fix that showed it, named by device,
+ * time and kind: one manoeuvre per kind and instant, whichever source saw it.
+ */
+export const harshDrivingEvent = (deviceId: number, h: HarshManoeuvre, at: EventPosition): NewEvent => ({
+  type: `vehicle.harsh.${h.kind}`,
+  occurredAt: at.fixTime,
+  deviceId,
+  position: at,
+  data: h.kind === 'cornering'
+    ? { source: h.source, accelerationMs2: tenth(h.accelerationMs2), speedKmh: h.speedBeforeKmh === null || h.speedAfterKmh === null ? null : roundSpeedKmh((h.speedBeforeKmh + h.speedAfterKmh) / 2), headingChangeDeg: roundHeading(h.headingChangeDeg), intervalS: tenth(h.intervalS), alarm: h.alarm }
+    : { source: h.source, accelerationMs2: tenth(h.accelerationMs2), speedBeforeKmh: roundSpeedKmh(h.speedBeforeKmh), speedAfterKmh: roundSpeedKmh(h.speedAfterKmh), intervalS: tenth(h.intervalS), alarm: h.alarm },
+  dedupeKey: `harsh:${deviceId}:${at.fixTime.getTime()}:${h.kind}`,
+});
+
+/** `vehicle.idle.start`: at the time and place idling began, logged once it lasted IDLE_MIN_S. */
+export const idleStartEvent = (deviceId: number, since: EventPosition): NewEvent => ({
+  type: 'vehicle.idle.start', occurredAt: since.fixTime, deviceId, position: since, data: {},
+  dedupeKey: `idle-start:${deviceId}:${since.fixTime.getTime()}`,
+});
+
+/** `vehicle.idle.end` at the fix that ended it, named by when the idling began. */
+export const idleEndEvent = (deviceId: number, since: Date, at: EventPosition, idleSeconds: number): NewEvent => ({
+  type: 'vehicle.idle.end', occurredAt: at.fixTime, deviceId, position: at, data: { idleSeconds, since: since.toISOString() },
+  dedupeKey: `idle-end:${deviceId}:${since.getTime()}`,
 });
 
 /** The alarm name a tracker's SOS (panic) button raises; every other alarm is a `vehicle.alarm`. */

@@ -61,6 +61,8 @@ export function deviceTrips(
   driverByFix: readonly (number | null)[] | undefined,
   /** The server's odometer (m) after each fix, when it keeps one (domain/accumulators/). */
   odometerAt?: Float64Array,
+  /** Harsh events counted at each fix (domain/driving/driving-behaviour.ts); absent: the trackers' harsh alarms. */
+  harshAt?: Uint8Array,
 ): { state: SegmentState; trips: DeviceTrip[]; stops: DeviceStop[] } {
   const prior = stored ? (stored as unknown as SegmentState) : EMPTY_SEGMENT_STATE;
   const out = segmentTrips(
@@ -68,7 +70,7 @@ export function deviceTrips(
     rules,
     fixes.map((f, i) => ({
       t: f.fixTime.getTime(), valid: f.valid, lat: f.latitude, lng: f.longitude, speedKmh: f.speedKmh, ignition: f.ignition, odometerKm: f.odometerKm, alarm: f.alarm,
-      serverOdometerM: odometerAt?.[i] ?? null,
+      serverOdometerM: odometerAt?.[i] ?? null, ...(harshAt ? { harshEvents: harshAt[i]! } : {}),
     })),
     (i) => driverByFix?.[i] ?? null,
     smallestGeofenceAt(index, scratch),

@@ -1,4 +1,5 @@
 import type { AccumulatorFix } from '../accumulators/vehicle-accumulators.ts';
+import { harshKindOfAlarm } from '../driving/harsh-driving.ts';
 import { haversineMetres } from '../geofences/fence-shape.ts';
 
 /** The rules that cut a vehicle's timeline into trips and stops (README, "Trips and stops"). */
@@ -24,6 +25,11 @@ export interface SegmentFix extends AccumulatorFix {
   alarm: string | null;
   /** The server's odometer after this fix, in m (domain/accumulators/); null or absent: none. */
   serverOdometerM?: number | null;
+  /**
+   * Harsh events counted at this fix, computed and the tracker's, each manoeuvre once
+   * (domain/driving/harsh-driving.ts); absent: the tracker's harsh alarm alone counts.
+   */
+  harshEvents?: number;
 }
 
 /** Where a fix was, as the segmenter remembers it. */
@@ -112,8 +118,6 @@ export interface SegmentOutput {
   trips: TripRecord[];
   stops: StopRecord[];
 }
-
-const HARSH_ALARMS = new Set(['hardBraking', 'hardAcceleration', 'hardCornering']);
 
 const zeroTotals = (): Totals => ({ legsM: 0, drivingS: 0, idleS: 0, overspeedS: 0, maxSpeedKmh: 0, harshEvents: 0 });
 
@@ -212,9 +216,15 @@ export function segmentTrips(
     state.stop = null;
   };
 
+  // Harsh events at invalid fixes (a tracker's alarm without a GPS lock) count with the next valid one.
+  let harshCarried = 0;
   for (let i = 0; i < fixes.length; i++) {
     const f = fixes[i]!;
-    if (!f.valid) continue;
+    const harshHere = f.harshEvents ?? (harshKindOfAlarm(f.alarm) !== undefined ? 1 : 0);
+    if (!f.valid) {
+      harshCarried += harshHere;
+      continue;
+    }
     // The interval since the previous fix had the ignition that fix left in effect.
     const ignitionBefore = state.ignition;
     if (f.ignition !== null) state.ignition = f.ignition;
@@ -233,7 +243,8 @@ export function segmentTrips(
       if (limit !== null && (prev.speedKmh ?? 0) > limit) interval.overspeedS = dt;
     }
     interval.maxSpeedKmh = f.speedKmh ?? 0;
-    if (f.alarm !== null && HARSH_ALARMS.has(f.alarm)) interval.harshEvents = 1;
+    interval.harshEvents = harshHere + harshCarried;
+    harshCarried = 0;
 
     const trip = state.trip;
     if (trip) {

@@ -7,6 +7,7 @@ import { evaluateEngineStep } from '../../domain/engine-step/evaluate-engine-ste
 import { geofenceCrossingEvent, type NewEvent } from '../../domain/events/event-payloads.ts';
 import { withKnownAddresses, type KnownAddress } from '../../domain/geocoding/address-reuse.ts';
 import { DEFAULT_TRIP_SETTINGS, type TripSettings } from '../../domain/trips/device-trips.ts';
+import type { DrivingSettings } from '../../domain/driving/driving-behaviour.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
@@ -21,6 +22,8 @@ export interface EvaluationSettings {
   overspeedHysteresisKmh?: number;
   /** Trip and stop segmentation (default DEFAULT_TRIP_SETTINGS, moving speed from `status`). */
   trips?: Partial<TripSettings>;
+  /** Harsh driving and idling (default DEFAULT_DRIVING_SETTINGS). */
+  driving?: DrivingSettings;
   /** An event's position carries the device's known address within this many metres of it (GEOCODER_REUSE_DISTANCE_M; default 100). */
   addressReuseM?: number;
 }
@@ -54,6 +57,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       fixesPerDevice: settings.fixesPerDevice,
       overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
       trips: { ...DEFAULT_TRIP_SETTINGS, movingSpeedKmh: settings.status.movingSpeedKmh, ...settings.trips },
+      ...(settings.driving ? { driving: settings.driving } : {}),
       now: new Date(),
     });
     const written = await saveEngineResults(trx, decisions);

@@ -1,0 +1,176 @@
+/**
+ * Harsh acceleration, braking and cornering from a vehicle's fixes in fix-time order (docs/engine.md,
+ * "Driving behaviour"): a pure function of (state, fixes), like the trip segmenter, so a replay decides
+ * the same and the state is committed with the engine's cursor.
+ *
+ * Between two consecutive usable fixes (valid, with a speed, 1 s to `maxGapS` apart):
+ * - longitudinal acceleration a = Δv / Δt from the trackers' speeds (GPS Doppler speed, far steadier
+ *   than distance over time): a ≥ `accelerationMs2` is harsh acceleration, −a ≥ `brakingMs2` harsh braking;
+ * - lateral acceleration v · ω, v the mean of the two speeds and ω the heading change (the shorter way
+ *   round) per second, when both fixes are at least `corneringMinSpeedKmh` fast and report a heading:
+ *   ≥ `corneringMs2` is harsh cornering.
+ * Either figure above `MAX_PLAUSIBLE_MS2` is a glitch (a speed or heading spike), not driving: ignored.
+ *
+ * A tracker's own harsh alarm (HARSH_ALARM_KINDS) counts as well, whatever its fix's validity. One
+ * manoeuvre is one event: a computed or tracker event of a kind that starts within `sameEventS` of the
+ * end of the previous one of that kind (from either source) continues it and logs nothing, so a
+ * braking seen over three 1 s intervals, or seen both by the tracker and in the speeds, counts once.
+ * At the same fix the tracker's alarm comes first.
+ */
+
+export type HarshKind = 'acceleration' | 'braking' | 'cornering';
+
+/** Trackers' alarm names (ingest/protocols decoders) that are a harsh manoeuvre, by kind. */
+export const HARSH_ALARM_KINDS: Readonly<Record<string, HarshKind>> = {
+  hardAcceleration: 'acceleration',
+  acceleration: 'acceleration',
+  hardBraking: 'braking',
+  braking: 'braking',
+  hardCornering: 'cornering',
+  cornering: 'cornering',
+};
+
+export const harshKindOfAlarm = (alarm: string | null): HarshKind | undefined =>
+  alarm === null ? undefined : Object.hasOwn(HARSH_ALARM_KINDS, alarm) ? HARSH_ALARM_KINDS[alarm] : undefined;
+
+/** Above 1.2 g no road vehicle accelerates, brakes or corners: a figure beyond is a bad speed or heading. */
+export const MAX_PLAUSIBLE_MS2 = 12;
+/** Fixes closer than this (sub-second trackers) turn a speed's noise into a large Δv/Δt: the later one is skipped. */
+export const MIN_INTERVAL_S = 1;
+
+export interface HarshSettings {
+  /** HARSH_ACCELERATION_MS2. */
+  accelerationMs2: number;
+  /** HARSH_BRAKING_MS2 (a deceleration, positive). */
+  brakingMs2: number;
+  /** HARSH_CORNERING_MS2. */
+  corneringMs2: number;
+  /** HARSH_CORNERING_MIN_SPEED_KMH: below it a GPS heading is mostly noise. */
+  corneringMinSpeedKmh: number;
+  /** HARSH_MAX_GAP_S: fixes further apart are not compared. */
+  maxGapS: number;
+  /** HARSH_SAME_EVENT_S: events of a kind this close are one manoeuvre. */
+  sameEventS: number;
+}
+
+export const DEFAULT_HARSH_SETTINGS: HarshSettings = {
+  accelerationMs2: 2.5,
+  brakingMs2: 3,
+  corneringMs2: 3,
+  corneringMinSpeedKmh: 20,
+  maxGapS: 10,
+  sameEventS: 5,
+};
+
+/** What the detector remembers between evaluations: plain JSON, stored with the engine cursor. */
+export interface HarshState {
+  /** The previous usable fix: time (ms), speed, heading. */
+  prev: { t: number; speedKmh: number; heading: number | null } | null;
+  /** Per kind, when its last manoeuvre (counted or continued) ended, ms. */
+  lastEnd: Record<HarshKind, number | null>;
+}
+
+export const EMPTY_HARSH_STATE: HarshState = { prev: null, lastEnd: { acceleration: null, braking: null, cornering: null } };
+
+export function harshState(stored: unknown): HarshState {
+  const s = stored as Partial<HarshState> | null | undefined;
+  if (!s || typeof s !== 'object' || !s.lastEnd) return { prev: null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd } };
+  return { prev: s.prev ?? null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd, ...s.lastEnd } };
+}
+
+export interface HarshFix {
+  fixTime: Date;
+  valid: boolean;
+  speedKmh: number | null;
+  heading: number | null;
+  alarm: string | null;
+}
+
+export interface HarshEvent {
+  kind: HarshKind;
+  /** Index of the fix that showed it. */
+  fix: number;
+  source: 'computed' | 'tracker';
+  /** The tracker's alarm name (source tracker). */
+  alarm: string | null;
+  /** m/s², positive (a braking's deceleration; a cornering's lateral acceleration); null from a tracker. */
+  accelerationMs2: number | null;
+  /** The speeds at both ends of the interval (computed). */
+  speedBeforeKmh: number | null;
+  speedAfterKmh: number | null;
+  /** Cornering: the heading change over the interval, degrees, positive clockwise (computed). */
+  headingChangeDeg: number | null;
+  /** The interval's length, s (computed). */
+  intervalS: number | null;
+}
+
+const KMH_TO_MS = 1 / 3.6;
+/** A figure at a threshold counts: 10.8 km/h lost in 1 s is 3 m/s², whatever the last bit of a double says. */
+const EPSILON = 1e-9;
+const DEG_TO_RAD = Math.PI / 180;
+
+/**
+ * Appends the harsh events of `fixes` (in fix-time order) to `out` and returns the new state. Allocates
+ * nothing per fix, only per event.
+ */
+export function detectHarshDriving(prior: HarshState, settings: HarshSettings, fixes: readonly HarshFix[], out: HarshEvent[]): HarshState {
+  // The previous usable fix, in locals: nothing allocated per fix.
+  let prevT = prior.prev?.t ?? Number.NaN;
+  let prevSpeed = prior.prev?.speedKmh ?? 0;
+  let prevHeading = prior.prev?.heading ?? null;
+  const lastEnd = { ...prior.lastEnd };
+  const sameMs = settings.sameEventS * 1000;
+  const maxGapMs = settings.maxGapS * 1000;
+
+  /** Whether a manoeuvre of `kind` over [start, end] is a new one; either way it extends the last one's end. */
+  const isNew = (kind: HarshKind, start: number, end: number): boolean => {
+    const last = lastEnd[kind];
+    lastEnd[kind] = last === null ? end : Math.max(last, end);
+    return last === null || start - last > sameMs;
+  };
+
+  for (let i = 0; i < fixes.length; i++) {
+    const f = fixes[i]!;
+    const t = f.fixTime.getTime();
+    const alarmKind = harshKindOfAlarm(f.alarm);
+    if (alarmKind !== undefined && isNew(alarmKind, t, t)) {
+      out.push({
+        kind: alarmKind, fix: i, source: 'tracker', alarm: f.alarm, accelerationMs2: null,
+        speedBeforeKmh: null, speedAfterKmh: null, headingChangeDeg: null, intervalS: null,
+      });
+    }
+    if (!f.valid || f.speedKmh === null) continue;
+    const speed = f.speedKmh;
+    // NaN (no previous fix) fails both comparisons.
+    if (t - prevT < MIN_INTERVAL_S * 1000) continue;
+    if (t - prevT <= maxGapMs) {
+      const dt = (t - prevT) / 1000;
+      const a = ((speed - prevSpeed) * KMH_TO_MS) / dt;
+      if (Math.abs(a) <= MAX_PLAUSIBLE_MS2) {
+        const kind: HarshKind | null = a >= settings.accelerationMs2 - EPSILON ? 'acceleration' : -a >= settings.brakingMs2 - EPSILON ? 'braking' : null;
+        if (kind !== null && isNew(kind, prevT, t)) {
+          out.push({
+            kind, fix: i, source: 'computed', alarm: null, accelerationMs2: Math.abs(a),
+            speedBeforeKmh: prevSpeed, speedAfterKmh: speed, headingChangeDeg: null, intervalS: dt,
+          });
+        }
+      }
+      const minSpeed = settings.corneringMinSpeedKmh;
+      if (f.heading !== null && prevHeading !== null && speed >= minSpeed && prevSpeed >= minSpeed) {
+        // The shorter way round: 350° → 10° is +20°, not −340°.
+        const turn = ((((f.heading - prevHeading) % 360) + 540) % 360) - 180;
+        const lateral = (((speed + prevSpeed) / 2) * KMH_TO_MS * Math.abs(turn) * DEG_TO_RAD) / dt;
+        if (lateral >= settings.corneringMs2 - EPSILON && lateral <= MAX_PLAUSIBLE_MS2 && isNew('cornering', prevT, t)) {
+          out.push({
+            kind: 'cornering', fix: i, source: 'computed', alarm: null, accelerationMs2: lateral,
+            speedBeforeKmh: prevSpeed, speedAfterKmh: speed, headingChangeDeg: turn, intervalS: dt,
+          });
+        }
+      }
+    }
+    prevT = t;
+    prevSpeed = speed;
+    prevHeading = f.heading;
+  }
+  return { prev: Number.isNaN(prevT) ? null : { t: prevT, speedKmh: prevSpeed, heading: prevHeading }, lastEnd };
+}
