@@ -99,7 +99,7 @@ export async function runEventStream(
   };
 
   // vehicle.position is opt-in: only a stream whose types name it gets the positions committed from now on.
-  const wantsPositions = deps.positions !== undefined && filter.types?.exact.includes('vehicle.position') === true;
+  const wantsPositions = deps.positions !== undefined && filter.types !== undefined && matchesEventType(filter.types, 'vehicle.position');
   let vehicles: Map<number, FeedVehicle> = wantsPositions ? await feedVehicles(db, scope) : new Map();
   const unsubscribePositions = wantsPositions
     ? deps.positions!.subscribe((fixes) => {
