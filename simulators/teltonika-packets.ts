@@ -22,6 +22,8 @@ export interface SimulatedFix {
   outputs?: { out1: boolean; out2: boolean };
   /** The fuel level in percent (IO 89, CAN fuel level), as a tracker on the vehicle's CAN bus reports it. */
   fuelPercent?: number;
+  /** A harsh manoeuvre the tracker's accelerometer saw with this fix (IO 253, green driving type): the record's event. */
+  greenDriving?: 'acceleration' | 'braking' | 'cornering';
 }
 
 /** The login a Teltonika device sends first: 2-byte length and the IMEI in ASCII. */
@@ -34,17 +36,19 @@ export function teltonikaLogin(imei: string): Uint8Array {
 
 /** The radio every simulated Teltonika reports: an LTE model (FMC) on 4G with 4 of 5 signal bars. */
 const GSM_LEVEL = 4;
+/** IO 253's values: 1 harsh acceleration, 2 harsh braking, 3 harsh cornering. */
+const GREEN_DRIVING_TYPES = { acceleration: 1, braking: 2, cornering: 3 } as const;
 const NETWORK_TYPE_4G = 2;
 
 /**
  * A Codec 8 AVL packet as an FMC device sends it: ignition (IO 239), movement (240), GSM signal (21),
  * network type (237), power (66), battery (67), odometer (16), the digital outputs (179, 180) when
- * known, the fuel level (89) when given, and an iButton (78) when the fix has one.
+ * known, the fuel level (89) when given, a harsh manoeuvre (253) and an iButton (78) when the fix has one.
  */
 export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
   const records = fixes.map((f) => {
-    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 7 * 2 + 1 + 2 * 3 + 1 + 5 + 1 + 9);
-    const oneByte = 4 + (f.outputs ? 2 : 0) + (f.fuelPercent === undefined ? 0 : 1);
+    const r = Buffer.alloc(8 + 1 + 15 + 2 + 1 + 8 * 2 + 1 + 2 * 3 + 1 + 5 + 1 + 9);
+    const oneByte = 4 + (f.outputs ? 2 : 0) + (f.fuelPercent === undefined ? 0 : 1) + (f.greenDriving === undefined ? 0 : 1);
     let at = 0;
     r.writeBigUInt64BE(BigInt(f.time.getTime()), at); at += 8;
     r[at++] = 0; // priority
@@ -54,7 +58,7 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     r.writeUInt16BE(Math.round(f.heading) % 360, at); at += 2;
     r[at++] = f.satellites;
     r.writeUInt16BE(Math.round(f.speedKmh), at); at += 2;
-    r[at++] = f.iButton === undefined ? 0 : 78; // event IO id: a key read is the event
+    r[at++] = f.greenDriving !== undefined ? 253 : f.iButton === undefined ? 0 : 78; // event IO id: a harsh manoeuvre or a key read is the event
     r[at++] = oneByte + 3 + (f.iButton === undefined ? 0 : 1); // IO elements in all
     r[at++] = oneByte; // one-byte values
     r[at++] = 239; r[at++] = f.ignition ? 1 : 0;
@@ -67,6 +71,9 @@ export function teltonikaCodec8(fixes: SimulatedFix[]): Uint8Array {
     }
     if (f.fuelPercent !== undefined) {
       r[at++] = 89; r[at++] = Math.round(f.fuelPercent);
+    }
+    if (f.greenDriving !== undefined) {
+      r[at++] = 253; r[at++] = GREEN_DRIVING_TYPES[f.greenDriving];
     }
     r[at++] = 2; // two-byte values
     r[at++] = 66; r.writeUInt16BE(Math.round((f.power ?? 12.6) * 1000), at); at += 2;
