@@ -28,7 +28,7 @@ const TripSchema = z
     maxSpeedKmh: speedKmh('The fastest valid fix'),
     averageSpeedKmh: speedKmh('Distance over driving time; null without driving time').nullable(),
     overspeedS: seconds('Time above the vehicle\'s speed limit'),
-    harshEvents: z.number().int().openapi({ description: 'Harsh braking, acceleration and cornering alarms during the trip' }),
+    harshEvents: z.number().int().openapi({ description: 'Harsh accelerations, brakings and cornerings during the trip: worked out from the fixes and the tracker\'s own alarms, each manoeuvre once (the vehicle.harsh.* events)' }),
     driver: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   })
   .openapi('Trip');

@@ -5,8 +5,9 @@
  *   rating = 100 − 2 × overspeed minutes − 5 × harsh events − 0.5 × idle minutes
  *
  * rounded and clamped to 0..100. Under 10 km in the window there is too little driving to judge, and
- * the rating is null. Harsh events are the trackers' harsh braking, acceleration and cornering alarms;
- * idle is ignition on while not moving during trips. README, "Drivers", shows worked examples.
+ * the rating is null. Harsh events are the trips' harsh accelerations, brakings and cornerings, worked
+ * out from the fixes and the trackers' own alarms, each manoeuvre once (domain/driving/harsh-driving.ts);
+ * idle is ignition on while not moving during trips. docs/api/drivers.md, "Rating", shows worked examples.
  */
 
 export const RATING_WINDOW_DAYS = 30;
