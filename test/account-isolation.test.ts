@@ -75,6 +75,8 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   const command = await ok(await call('/commands', 'POST', { deviceId: imei, type: 'siren_on', idempotencyKey: only.idempotencyKey }), `${label} command`);
   const minted = await ok(await call('/api-keys', 'POST', { name: 'minted', permissions: ['devices:read'] }), `${label} key`);
   const client = await ok(await call('/oauth-clients', 'POST', { name: 'partner', scopes: ['devices:read'] }), `${label} client`);
+  const item = await ok(await call('/maintenance', 'POST', { vehicleId: imei, name: 'Oil change', kind: 'odometer', interval: 10_000, from: 0 }), `${label} maintenance`);
+  await ok(await call(`/maintenance/${item.data.id}/services`, 'POST', { odometerKm: 0 }), `${label} service`);
 
   return {
     label, account, accountId, userId, mode, key, only,
@@ -84,6 +86,7 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
     ids: {
       vehicle: imei, geofence: String(geofence.data.id), travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
       delivery: String(delivery.data.id), command: String(command.data.id), apiKey: String(minted.data.id), oauthClient: String(client.data.id),
+      maintenance: String(item.data.id),
     },
   };
 }
@@ -109,7 +112,7 @@ function pathFor(path: string, ids: Scope['ids']): string {
   const idFor: Record<string, keyof Scope['ids']> = {
     '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
     '/vehicles/{id}/positions': 'vehicle', '/vehicles/{id}/accumulators': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
-    '/commands/{id}': 'command',
+    '/commands/{id}': 'command', '/maintenance/{id}': 'maintenance', '/maintenance/{id}/services': 'maintenance',
   };
   let filled = path.replace('{deliveryId}', ids.delivery!);
   const kind = path === '/webhooks/{id}/deliveries/{deliveryId}' ? 'webhook' : idFor[path];
@@ -172,7 +175,7 @@ describe('two accounts with the same names, each in both modes', () => {
   it('show each key its own data where it has some, so the walk above saw real answers', async () => {
     const mustShow = [
       '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
-      '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit',
+      '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit', '/maintenance', '/maintenance/{id}',
     ];
     for (const scope of scopes) {
       for (const path of mustShow) {

@@ -380,6 +380,105 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/vehicles/${s.vehicles.detailed}/accumulators`, method: 'PUT', body: 'odometerKm=1', headers: { 'Content-Type': 'text/plain' } }) },
     ],
   },
+  'GET /maintenance': {
+    permission: 'maintenance:read',
+    cases: [
+      {
+        status: 200,
+        what: 'a first page of two, with a cursor to the next',
+        request: () => ({ path: '/maintenance?limit=2' }),
+        shows: (body) => expect(body).toMatchObject({ data: [expect.any(Object), expect.any(Object)], has_more: true, next_cursor: expect.any(String) }),
+      },
+      {
+        status: 200,
+        what: 'every item: reading, remaining and last service set and null',
+        request: () => ({ path: '/maintenance?limit=500&withinKm=20000' }),
+        shows: (body) => {
+          expect(body).toMatchObject({ has_more: false, next_cursor: null });
+          for (const field of ['current', 'remaining', 'lastService']) expect(new Set(body.data.map((m: any) => m[field] === null)), field).toEqual(new Set([true, false]));
+        },
+      },
+      { status: 400, what: 'a cursor that is not one', request: () => ({ path: '/maintenance?cursor=abc' }), shows: errorMatching(/cursor/) },
+    ],
+  },
+  'POST /maintenance': {
+    permission: 'maintenance:write',
+    cases: [
+      {
+        status: 201,
+        what: 'an item every 500 engine hours',
+        request: (s) => ({ path: '/maintenance', method: 'POST', body: { vehicleId: s.vehicles.detailed, name: 'Service', kind: 'engineHours', interval: 500 } }),
+        shows: (body) => expect(body.data).toMatchObject({ kind: 'engineHours', unit: 'h', current: 3_500, nextDue: 4_000, tolerance: 50, status: 'ok', lastService: null }),
+      },
+      { status: 400, what: 'a vehicle with no reading and no from', request: (s) => ({ path: '/maintenance', method: 'POST', body: { vehicleId: s.devices.silent.imei, name: 'Oil', kind: 'odometer', interval: 10_000 } }), shows: errorMatching(/give from/) },
+      { status: 404, what: 'an unknown vehicle', request: () => ({ path: '/maintenance', method: 'POST', body: { vehicleId: '000000000000000', name: 'Oil', kind: 'odometer', interval: 10, from: 0 } }), shows: errorMatching(/Vehicle not found/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/maintenance', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/maintenance', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /maintenance/{id}': {
+    permission: 'maintenance:read',
+    cases: [
+      { status: 200, what: 'a serviced item', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}` }), shows: (body) => { noneNull(body.data); noneNull(body.data.lastService); } },
+      { status: 200, what: 'an item of a vehicle with no reading', request: (s) => ({ path: `/maintenance/${s.maintenance.bare}` }), shows: (body) => expect(body.data).toMatchObject({ current: null, remaining: null, status: 'unknown', lastService: null }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/maintenance/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/maintenance/2147483647' }), shows: errorMatching(/Maintenance item not found/) },
+    ],
+  },
+  'PATCH /maintenance/{id}': {
+    permission: 'maintenance:write',
+    cases: [
+      { status: 200, what: 'a new tolerance', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}`, method: 'PATCH', body: { tolerance: 800 } }), shows: (body) => expect(body.data.tolerance).toBe(800) },
+      { status: 400, what: 'no field', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}`, method: 'PATCH', body: {} }), shows: errorMatching(/give name, interval, tolerance or nextDue/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/maintenance/2147483647', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /maintenance/{id}': {
+    permission: 'maintenance:write',
+    cases: [
+      { status: 200, what: 'an item', request: (s) => ({ path: `/maintenance/${s.maintenance.toDelete}`, method: 'DELETE' }), shows: (body) => expect(body.data.deleted).toBe(true) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/maintenance/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/maintenance/2147483647', method: 'DELETE' }) },
+    ],
+  },
+  'POST /maintenance/{id}/services': {
+    permission: 'maintenance:write',
+    cases: [
+      {
+        status: 201,
+        what: 'a service with every field',
+        request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services`, method: 'POST', body: { performedOn: '2026-01-20', odometerKm: 121_000, engineHours: 3_480, note: 'Filter too', cost: 90 } }),
+        shows: (body) => { noneNull(body.data); expect(body.data.nextDue).toBe(131_000); },
+      },
+      { status: 400, what: 'a date in the future', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services`, method: 'POST', body: { performedOn: '2999-01-01' } }), shows: errorMatching(/future/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/maintenance/2147483647/services', method: 'POST', body: { odometerKm: 1 } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services`, method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services`, method: 'POST', body: 'note=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /maintenance/{id}/services': {
+    permission: 'maintenance:read',
+    cases: [
+      { status: 200, what: 'the services of an item', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services` }), shows: (body) => expect(body.data.length).toBeGreaterThanOrEqual(1) },
+      { status: 200, what: 'an item with none', request: (s) => ({ path: `/maintenance/${s.maintenance.bare}/services` }), shows: (body) => expect(body.data).toEqual([]) },
+      { status: 400, what: 'a limit over 500', request: (s) => ({ path: `/maintenance/${s.maintenance.serviced}/services?limit=501` }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/maintenance/2147483647/services' }) },
+    ],
+  },
+  'GET /reports/maintenance': {
+    permission: 'maintenance:read',
+    cases: [
+      {
+        status: 200,
+        what: 'every status',
+        request: () => ({ path: '/reports/maintenance?status=ok,unknown,dueSoon,due,overdue' }),
+        shows: (body) => expect(body.data.items.length).toBe(Object.values(body.data.counts as Record<string, number>).reduce((a, b) => a + b, 0)),
+      },
+      { status: 400, what: 'an unknown status', request: () => ({ path: '/reports/maintenance?status=late' }), shows: errorMatching(/unknown "late"/) },
+    ],
+  },
   'GET /drivers': {
     permission: 'drivers:read',
     cases: [

@@ -61,6 +61,23 @@ describe('every route', () => {
     expect(PERMISSIONS.filter((p) => !declared.has(p) && !(p in IN_HANDLER))).toEqual([]);
   });
 
+  it('guards maintenance with maintenance:read and maintenance:write, which vehicles:* does not grant', async () => {
+    const { user } = await t.fixtures.tenant();
+    const vehicles = (await t.fixtures.key(user.id, { permissions: ['vehicles:read', 'vehicles:write'] })).key;
+    const reader = (await t.fixtures.key(user.id, { permissions: ['maintenance:read'] })).key;
+    const lacks = (permission: string) => ({ status: 403, body: { error: expect.stringMatching(new RegExp(`^This API key lacks the ${permission} permission`)) } });
+    for (const path of ['/api/v1/maintenance', '/api/v1/maintenance/1', '/api/v1/maintenance/1/services', '/api/v1/reports/maintenance']) {
+      expect(await t.json(path, { key: vehicles }), path).toMatchObject(lacks('maintenance:read'));
+      expect((await t.json(path, { key: reader })).status, path).not.toBe(403);
+    }
+    const writes: Array<[string, string, unknown]> = [
+      ['POST', '/api/v1/maintenance', {}], ['PATCH', '/api/v1/maintenance/1', {}], ['DELETE', '/api/v1/maintenance/1', undefined], ['POST', '/api/v1/maintenance/1/services', {}],
+    ];
+    for (const [method, path, body] of writes) {
+      expect(await t.json(path, { key: reader, method, body }), `${method} ${path}`).toMatchObject(lacks('maintenance:write'));
+    }
+  });
+
   it('answers 403 naming the permission for a key without it, and * lacks only the named ones', async () => {
     const { user } = await t.fixtures.tenant();
     const star = (await t.fixtures.key(user.id, { permissions: ['*'] })).key;

@@ -18,6 +18,7 @@ export interface IsolationScope {
   /** The ids its paths take. */
   ids: {
     vehicle: string; geofence: string; travel: string; driver: string; webhook: string; delivery: string; command: string; apiKey: string; oauthClient: string;
+    maintenance: string;
   };
   /** What no other scope has a namesake of: a vehicle with no travel (and its IMEI), a geofence, a driver's identifier, a webhook URL, a command's idempotency key. */
   only: { van: string; vanImei: string; yard: string; identifier: string; url: string; idempotencyKey: string };
@@ -150,6 +151,14 @@ export const WRITE_CASES: Record<string, WriteCase> = {
     },
   ],
   'DELETE /commands/{id}': (_a, v) => [byPath('DELETE', '/commands/{id}', { id: v.ids.command })],
+
+  'POST /maintenance': (_a, v) => [{
+    ...at('POST', '/maintenance', 404, { vehicleId: v.ids.vehicle, name: 'Grabbed', kind: 'odometer', interval: 10, from: 0 }), what: 'an item on the victim\'s vehicle',
+    nowhere: { path: '/maintenance', body: { vehicleId: NO_IMEI, name: 'Grabbed', kind: 'odometer', interval: 10, from: 0 } },
+  }],
+  'PATCH /maintenance/{id}': (_a, v) => [byPath('PATCH', '/maintenance/{id}', { id: v.ids.maintenance }, { name: 'Taken over', nextDue: 1 })],
+  'DELETE /maintenance/{id}': (_a, v) => [byPath('DELETE', '/maintenance/{id}', { id: v.ids.maintenance })],
+  'POST /maintenance/{id}/services': (_a, v) => [byPath('POST', '/maintenance/{id}/services', { id: v.ids.maintenance }, { odometerKm: 1, note: 'Taken over' })],
 
   // Minting names nothing of another scope: the new credential must land in the caller's own scope only.
   'POST /api-keys': () => [{

@@ -28,6 +28,8 @@ export interface ConformanceScene {
   commands: { acknowledged: string; failed: string; sent: string; toCancel: string };
   /** A key and an OAuth client of the scene's user, to revoke. */
   credentials: { keyToRevoke: number; clientToRevoke: number };
+  /** Maintenance item ids: one on the detailed vehicle with a service, one on a vehicle with no reading, one to delete. */
+  maintenance: { serviced: number; bare: number; toDelete: number };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -172,6 +174,21 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const toDeleteImei = `36${String(account.id).padStart(13, '0')}`;
   await vehicle(toDeleteImei, 'Scrap truck');
 
+  // Maintenance: an oil change on the detailed vehicle (120,000 km by its baseline) serviced at
+  // 120,000 km, an engine-hours item on a vehicle that never reported, a calendar item to delete.
+  const item = async (body: object) => {
+    const res = await t.json('/api/v1/maintenance', { key: full, method: 'POST', body });
+    if (res.status !== 201) throw new Error(`scene: maintenance item answered ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data.id as number;
+  };
+  const maintenance = {
+    serviced: await item({ vehicleId: detailedImei, name: 'Oil change', kind: 'odometer', interval: 10_000, from: 110_000 }),
+    bare: await item({ vehicleId: devices.silent.imei, name: 'Service', kind: 'engineHours', interval: 500, from: 0 }),
+    toDelete: await item({ vehicleId: detailedImei, name: 'Inspection', kind: 'calendar', interval: 180, from: '2026-01-15' }),
+  };
+  const serviced = await t.json(`/api/v1/maintenance/${maintenance.serviced}/services`, { key: full, method: 'POST', body: { performedOn: '2026-01-15', engineHours: 3_400 } });
+  if (serviced.status !== 201) throw new Error(`scene: service answered ${serviced.status} ${JSON.stringify(serviced.body)}`);
+
   // Drivers besides the two above: one free with a phone, one assigned to unassign, one to delete.
   const newDriver = async (name: string, identifier: string, phone: string | null = null) =>
     (await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name, identifier, phone }).returning('id').executeTakeFirstOrThrow()).id;
@@ -208,5 +225,5 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   });
   const credentials = { keyToRevoke, clientToRevoke: client.id };
 
-  return { credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  return { maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { DeviceMode } from '../../db/schema.ts';
 
 /**
- * Every row of what one account keeps in one mode, as text: vehicles, who may see them and their odometer baselines, geofences,
+ * Every row of what one account keeps in one mode, as text: vehicles, who may see them, their odometer baselines and maintenance items and services, geofences,
  * drivers and their assignments, travels and their waypoints, webhooks and their deliveries, commands,
  * API keys, OAuth clients and their tokens, the event log and the audit log. Two equal snapshots mean nothing of the scope was written
  * between them. `last_used_at` is left out: a key's use is recorded after its request, not by it.
@@ -20,6 +20,8 @@ export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode)
       'devices', (SELECT jsonb_agg(to_jsonb(d) ORDER BY d.id) FROM d),
       'grants', (SELECT jsonb_agg(to_jsonb(g) ORDER BY g.device_id, g.user_id) FROM user_devices g WHERE g.device_id IN (SELECT id FROM d)),
       'baselines', (SELECT jsonb_agg(to_jsonb(b) ORDER BY b.device_id) FROM vehicle_baselines b WHERE b.device_id IN (SELECT id FROM d)),
+      'maintenance', (SELECT jsonb_agg(to_jsonb(m) ORDER BY m.id) FROM maintenance_items m WHERE m.device_id IN (SELECT id FROM d)),
+      'services', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM maintenance_services x WHERE x.item_id IN (SELECT m.id FROM maintenance_items m WHERE m.device_id IN (SELECT id FROM d))),
       'geofences', (SELECT jsonb_agg(to_jsonb(g) ORDER BY g.id) FROM geofences g WHERE g.account_id = ${accountId} AND g.mode = ${mode}),
       'drivers', (SELECT jsonb_agg(to_jsonb(dr) ORDER BY dr.id) FROM dr),
       'assignments', (SELECT jsonb_agg(to_jsonb(a) ORDER BY a.id) FROM driver_assignments a WHERE a.driver_id IN (SELECT id FROM dr) OR a.device_id IN (SELECT id FROM d)),
