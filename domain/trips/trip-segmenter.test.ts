@@ -171,6 +171,17 @@ describe('segmentTrips', () => {
     expect(trips[0]!.maxSpeedKmh).toBe(110);
   });
 
+  it('counts the harsh events it is given per fix (computed and tracker, once each), those at invalid fixes with the next valid one', () => {
+    const fixes = drive([{ seconds: 30, kmh: 0 }, { seconds: 600, kmh: 60 }, { seconds: 400, kmh: 0 }]);
+    // Two manoeuvres at one fix, one at a fix without GPS lock; a tracker alarm the caller counted as 0
+    // (it continued a manoeuvre already counted) adds nothing.
+    fixes[10] = { ...fixes[10]!, harshEvents: 2 };
+    fixes[20] = { ...fixes[20]!, valid: false, harshEvents: 1 };
+    fixes[30] = { ...fixes[30]!, alarm: 'hardBraking', harshEvents: 0 };
+    const counted = fixes.map((f) => ({ ...f, harshEvents: f.harshEvents ?? 0 }));
+    expect(rowsAfter([segment(counted)]).trips[0]!.harshEvents).toBe(3);
+  });
+
   it('with useIgnition, a trip is ignition on to ignition off, speed or not', () => {
     const fixes = drive([
       { seconds: 60, kmh: 0, ignition: false },
