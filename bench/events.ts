@@ -21,12 +21,14 @@ import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
 import { startEngine } from '../engine/start-engine.ts';
 import { startWebhookDelivery } from '../engine/webhooks/start-webhook-delivery.ts';
+import { POSITION_WEBHOOK_DEFAULTS } from '../engine/webhooks/position-webhooks.ts';
 import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
 import { seedGrid } from './geofence-grid.ts';
+import { positionFeedRun, type PositionFeedRow } from './position-feed-run.ts';
 import { freePort, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 13;
@@ -43,6 +45,11 @@ const LOAD = { devices: 1_000, intervalMs: 100, recordsPerUpload: 10 }; // 10,00
  * arrival, for events appended after the warm-up.
  */
 export default async function eventsBench(args: string[]): Promise<void> {
+  if (!args.includes('--positions')) await logBench(args);
+  await positionsBench(args);
+}
+
+async function logBench(args: string[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
   const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
   const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
@@ -169,5 +176,51 @@ export default async function eventsBench(args: string[]): Promise<void> {
   else {
     process.stdout.write(`Events at ${LOAD.devices * (1000 / LOAD.intervalMs)} fixes/s: log → stream (EventSource) and → webhook (local receiver); ${handle.description}, ${queues.kind} queue, ${DURATION_MS / 1000} s\n`);
     console.table([row]);
+  }
+}
+
+const POSITION_SEED = 17;
+
+/**
+ * vehicle.position at the same 10,000 fixes/s: the pipeline without the feed, then with one webhook
+ * naming vehicle.position and one stream of them (see position-feed-run.ts). `--positions` runs only these.
+ */
+async function positionsBench(args: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
+  const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
+  const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
+  const rows: PositionFeedRow[] = [];
+  try {
+    await migrateToLatest(handle.db);
+    const db = handle.db;
+    const account = await createAccount(db, `Position feed bench ${Date.now()}`);
+    const user = await createUser(db, { accountId: account.id, email: `bench-positions-${Date.now()}@example.com`, timezone: 'UTC' });
+    const issued = issueApiKey('live');
+    await insertApiKey(db, { userId: user.id, prefix: issued.prefix, keyHash: issued.hash, mode: 'live', permissions: ['*'] });
+    await ensureSimulatedDevices(db, account.id, POSITION_SEED, LOAD.devices);
+    await sql`UPDATE devices SET account_id = ${account.id} WHERE imei LIKE ${`35${String(POSITION_SEED).padStart(4, '0')}%`}`.execute(db);
+    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
+    const tenant = { accountId: account.id, userId: user.id, key: issued.key };
+    for (const withFeed of [false, true]) {
+      // The engine starts each run caught up, as the log run does.
+      await sql`
+        INSERT INTO device_engine_states (device_id, cursor_fix_time)
+        SELECT s.device_id, s.fix_time FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${account.id}
+        ON CONFLICT (device_id) DO UPDATE SET cursor_fix_time = excluded.cursor_fix_time
+      `.execute(db);
+      rows.push(await positionFeedRun(handle, queues, tenant, { ...LOAD, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: POSITION_SEED }, withFeed));
+    }
+  } finally {
+    await queues.close();
+    await handle.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const [without, withFeed] = rows;
+  const throughputChange = without && withFeed ? Math.round(((withFeed.positionsPerSec - without.positionsPerSec) / without.positionsPerSec) * 1000) / 10 : undefined;
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, positions: rows, throughputChangePercent: throughputChange }, null, 2)}\n`);
+  else {
+    process.stdout.write(`vehicle.position at ${LOAD.devices * (1000 / LOAD.intervalMs)} fixes/s: one webhook (batches of ${POSITION_WEBHOOK_DEFAULTS.batchSize}, signatures verified) and one stream; ${handle.description}, ${queues.kind} queue, ${process.env.REDIS_URL ? 'feed through Redis' : 'feed in process'}, ${DURATION_MS / 1000} s\n`);
+    console.table(rows);
+    process.stdout.write(`throughput with the feed vs without: ${throughputChange}%\n`);
   }
 }
