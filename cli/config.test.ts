@@ -56,6 +56,7 @@ describe('loadConfig', () => {
           harsh: { accelerationMs2: 2.5, brakingMs2: 3, corneringMs2: 3, corneringMinSpeedKmh: 20, maxGapS: 10, sameEventS: 5 },
           idleMinS: 300,
         },
+        fuel: { refillMinPercent: 10, dropMinPercent: 8 },
       },
       access: { publicUrl: undefined, tokenTtlS: 3600, authFailureLimit: 20, oauthTokenRateLimit: 30, trustProxy: [] },
       commands: { safeStopKmh: 20, safeStopMaxFixAgeMs: 60_000, answerTimeoutMs: 30_000, maxAttempts: 3, sweepMs: 5_000, expirySweepMs: 5_000 },
@@ -150,6 +151,8 @@ describe('loadConfig', () => {
       HARSH_MAX_GAP_S: '5',
       HARSH_SAME_EVENT_S: '3',
       IDLE_MIN_S: '600',
+      FUEL_REFILL_MIN_PERCENT: '15',
+      FUEL_DROP_MIN_PERCENT: '5.5',
       MAINTENANCE_CHECK_S: '120',
       GEOFENCE_POLL_MS: '250',
       ENGINE_CONCURRENCY: '4',
@@ -189,6 +192,7 @@ describe('loadConfig', () => {
           harsh: { accelerationMs2: 2.8, brakingMs2: 3.5, corneringMs2: 4, corneringMinSpeedKmh: 25, maxGapS: 5, sameEventS: 3 },
           idleMinS: 600,
         },
+        fuel: { refillMinPercent: 15, dropMinPercent: 5.5 },
       },
       access: { publicUrl: 'https://fleet.example.com', tokenTtlS: 900, authFailureLimit: 50, oauthTokenRateLimit: 5, trustProxy: ['10.0.0.0/8', '::1'] },
       commands: { safeStopKmh: 15, safeStopMaxFixAgeMs: 30_000, answerTimeoutMs: 45_000, maxAttempts: 5, sweepMs: 10_000, expirySweepMs: 2_000 },
@@ -302,6 +306,8 @@ describe('loadConfig', () => {
     expect(startupErrorOf({ HARSH_BRAKING_MS2: '0' })).toBe('HARSH_BRAKING_MS2 must be a positive number, got "0"');
     expect(startupErrorOf({ HARSH_CORNERING_MS2: '15' })).toBe('HARSH_CORNERING_MS2 must be at most 12 m/s² (1.2 g), got "15"');
     expect(startupErrorOf({ IDLE_MIN_S: '5' })).toBe('IDLE_MIN_S must be an integer from 10 to 86400, got "5"');
+    expect(startupErrorOf({ FUEL_DROP_MIN_PERCENT: '0' })).toBe('FUEL_DROP_MIN_PERCENT must be a positive number, got "0"');
+    expect(startupErrorOf({ FUEL_REFILL_MIN_PERCENT: '100' })).toBe('FUEL_REFILL_MIN_PERCENT must be below 100 (percentage points of the tank), got "100"');
     expect(startupErrorOf({ GEOCODER_REUSE_DISTANCE_M: '-1' })).toMatch(/^GEOCODER_REUSE_DISTANCE_M must be an integer from 0 to 100000/);
   });
 

@@ -9,6 +9,7 @@ import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
+import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
 import { MAX_PLAUSIBLE_MS2 } from '../domain/driving/harsh-driving.ts';
 
 
@@ -93,6 +94,8 @@ export interface Config {
     trips: { useIgnition: boolean; minStopS: number; minDistanceM: number; minDurationS: number; maxGapS: number };
     /** Harsh driving and idling (HARSH_*, IDLE_MIN_S; docs/engine.md, "Driving behaviour"). */
     driving: DrivingSettings;
+    /** Fuel refills and drops (FUEL_*; docs/engine.md, "Fuel"). */
+    fuel: FuelThresholds;
     /** Late-fix entries the engine never came back for are kept this long. */
     lateFixesRetentionMs: number;
     geofenceChangesRetentionMs: number;
@@ -158,6 +161,13 @@ function positiveNumber(env: Env, name: string, fallback: number): number {
 function harshThreshold(env: Env, name: string, fallback: number): number {
   const value = positiveNumber(env, name, fallback);
   if (value > MAX_PLAUSIBLE_MS2) throw new StartupError(`${name} must be at most ${MAX_PLAUSIBLE_MS2} m/s² (1.2 g), got "${env[name]}"`);
+  return value;
+}
+
+/** A fuel threshold in percentage points of the tank: above 0 (noise would fire) and below 100. */
+function percentagePoints(env: Env, name: string, fallback: number): number {
+  const value = positiveNumber(env, name, fallback);
+  if (value >= 100) throw new StartupError(`${name} must be below 100 (percentage points of the tank), got "${env[name]}"`);
   return value;
 }
 
@@ -369,6 +379,10 @@ export function loadConfig(env: Env = process.env): Config {
           sameEventS: integer(env, 'HARSH_SAME_EVENT_S', 5, 0, 3600),
         },
         idleMinS: integer(env, 'IDLE_MIN_S', 300, 10, 86_400),
+      },
+      fuel: {
+        refillMinPercent: percentagePoints(env, 'FUEL_REFILL_MIN_PERCENT', 10),
+        dropMinPercent: percentagePoints(env, 'FUEL_DROP_MIN_PERCENT', 8),
       },
       lateFixesRetentionMs: integer(env, 'LATE_FIXES_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
       geofenceChangesRetentionMs: integer(env, 'GEOFENCE_CHANGES_RETENTION_HOURS', 24, 1, 24 * 365) * 3_600_000,

@@ -16,6 +16,8 @@ export interface NewDevice {
   userIds?: number[];
   /** The vehicle's own speed limit; none: its account's. */
   speedLimitKmh?: number | null;
+  /** The fuel tank's capacity in litres; none: unknown. */
+  fuelTankLitres?: number | null;
 }
 
 const IMEI = /^[0-9A-Za-z._-]{1,32}$/;
@@ -46,6 +48,7 @@ export async function addDevice(db: Db, device: NewDevice): Promise<{ device: De
           protocol: device.protocol ?? null,
           mode: device.mode,
           speed_limit_kmh: device.speedLimitKmh ?? null,
+          fuel_tank_litres: device.fuelTankLitres ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

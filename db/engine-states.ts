@@ -29,10 +29,12 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
     ignition: boolean | null; overspeed: boolean; speed_limit_kmh: number | null; segment: Record<string, unknown> | null;
     accumulators: Record<string, unknown> | null;
     driving: Record<string, unknown> | null;
+    fuel: Record<string, unknown> | null; fuel_tank_litres: number | null;
     address: string | null; address_latitude: number | null; address_longitude: number | null;
   }>`
     SELECT s.device_id, d.account_id, d.mode, s.cursor_fix_time, s.inside, s.pending, s.status, late.has_late,
       s.ignition, s.overspeed, coalesce(d.speed_limit_kmh, a.speed_limit_kmh) AS speed_limit_kmh, s.segment, s.accumulators, s.driving,
+      s.fuel, d.fuel_tank_litres,
       latest.address, latest.address_latitude, latest.address_longitude
     FROM device_engine_states s
     JOIN devices d ON d.id = s.device_id
@@ -47,6 +49,7 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
   return rows.map((r) => ({
     deviceId: r.device_id, accountId: r.account_id, mode: r.mode, cursor: r.cursor_fix_time, inside: r.inside, pending: r.pending, status: r.status, hasLateFixes: r.has_late,
     ignition: r.ignition, overspeed: r.overspeed, speedLimitKmh: r.speed_limit_kmh, segment: r.segment, accumulators: r.accumulators, driving: r.driving,
+    fuel: r.fuel, fuelTankLitres: r.fuel_tank_litres,
     knownAddress: r.address === null || r.address_latitude === null || r.address_longitude === null
       ? null : { address: r.address, latitude: r.address_latitude, longitude: r.address_longitude },
   }));
@@ -56,15 +59,18 @@ export async function lockEngineStates(trx: Db, deviceIds: number[]): Promise<En
 export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice: number): Promise<EngineFix[]> {
   const { rows } = await sql<{
     device_id: number; fix_time: Date; valid: boolean; latitude: number; longitude: number; speed_kmh: number | null; heading: number | null; ignition: boolean | null;
-    alarm: string | null; odometer_m: number | null; driver: string | null;
+    alarm: string | null; odometer_m: number | null; driver: string | null; fuel_percent: number | null; fuel_litres: number | null;
   }>`
-    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm, p.odometer_m, p.driver
+    SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm, p.odometer_m, p.driver, p.fuel_percent, p.fuel_litres
     FROM device_engine_states s
     CROSS JOIN LATERAL (
       SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm,
         -- jsonb_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
         CASE WHEN jsonb_typeof(attributes->'odometer') = 'number' THEN (attributes->>'odometer')::float8 END AS odometer_m,
-        coalesce(attributes->>'driverUniqueId', attributes->>'driverLicense') AS driver
+        coalesce(attributes->>'driverUniqueId', attributes->>'driverLicense') AS driver,
+        -- The fuel level: percent (fuel) and litres (fuelVolume), as the decoders write them (docs/trackers.md).
+        CASE WHEN jsonb_typeof(attributes->'fuel') = 'number' THEN (attributes->>'fuel')::float8 END AS fuel_percent,
+        CASE WHEN jsonb_typeof(attributes->'fuelVolume') = 'number' THEN (attributes->>'fuelVolume')::float8 END AS fuel_litres
       FROM positions
       WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
       ORDER BY fix_time
@@ -76,6 +82,7 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
   return rows.map((r) => ({
     deviceId: r.device_id, fixTime: r.fix_time, valid: r.valid, latitude: r.latitude, longitude: r.longitude, speedKmh: r.speed_kmh, heading: r.heading, ignition: r.ignition, alarm: r.alarm,
     odometerKm: r.odometer_m === null ? null : r.odometer_m / 1000, driverIdentifier: r.driver,
+    fuelPercent: r.fuel_percent, fuelLitres: r.fuel_litres,
   }));
 }
 
@@ -106,14 +113,16 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
     UPDATE device_engine_states s SET
       cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
       status = u.status, ignition = u.ignition, overspeed = u.overspeed, segment = coalesce(u.segment, s.segment),
-      accumulators = coalesce(u.accumulators, s.accumulators), driving = coalesce(u.driving, s.driving), updated_at = now()
+      accumulators = coalesce(u.accumulators, s.accumulators), driving = coalesce(u.driving, s.driving),
+      fuel = coalesce(u.fuel, s.fuel), updated_at = now()
     FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
       ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
       ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[],
       ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::jsonb[],
       ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::jsonb[],
-      ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::jsonb[])
-      AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators, driving)
+      ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::jsonb[],
+      ${states.map((s) => (s.fuel === undefined ? null : JSON.stringify(s.fuel)))}::jsonb[])
+      AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators, driving, fuel)
     WHERE s.device_id = u.device_id
   `.execute(trx);
 }

@@ -19,6 +19,7 @@ import * as addresses from './migrations/0017-addresses.ts';
 import * as vehicleAccumulators from './migrations/0018-vehicle-accumulators.ts';
 import * as maintenance from './migrations/0019-maintenance.ts';
 import * as drivingBehaviour from './migrations/0020-driving-behaviour.ts';
+import * as fuelEvents from './migrations/0021-fuel-events.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-vehicle-accumulators': vehicleAccumulators,
   '0019-maintenance': maintenance,
   '0020-driving-behaviour': drivingBehaviour,
+  '0021-fuel-events': fuelEvents,
 };
 
 function migrator(db: Kysely<any>): Migrator {

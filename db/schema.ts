@@ -60,6 +60,8 @@ export interface DevicesTable {
   mode: DeviceMode;
   /** This vehicle's speed limit; null: the account's. */
   speed_limit_kmh: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The fuel tank's capacity in litres, for fuel levels and changes in litres; null: unknown. */
+  fuel_tank_litres: ColumnType<number | null, number | null | undefined, number | null>;
   /** The last driver identifier this vehicle reported that matched no registered driver. */
   unknown_driver_identifier: ColumnType<string | null, string | null | undefined, string | null>;
   unknown_driver_seen_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -211,6 +213,8 @@ export interface DeviceEngineStatesTable {
   accumulators: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** Harsh driving and idling (domain/driving/driving-behaviour.ts); null before the first step. */
   driving: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** Fuel refills and drops (domain/fuel/fuel-events.ts); null for a vehicle never seen with a fuel reading. */
+  fuel: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** An installer's odometer and engine hours for a vehicle, with the server's counts when each was set. */

@@ -74,7 +74,7 @@ export async function visibleVehicleList(db: Db, scope: AccessScope) {
 
 export type VehicleListRow = Awaited<ReturnType<typeof visibleVehicleList>>[number];
 
-/** One visible vehicle with what its detail shows: plates, protocol, speed limit, current driver, users. */
+/** One visible vehicle with what its detail shows: plates, protocol, speed limit, fuel tank, current driver, users. */
 export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
   const row = await visibleVehicles(db, scope)
     .leftJoin('driver_assignments as a', (join) => join.onRef('a.device_id', '=', 'd.id').on('a.until', 'is', null))
@@ -82,7 +82,7 @@ export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
     .leftJoin('device_engine_states as e', 'e.device_id', 'd.id')
     .leftJoin('vehicle_baselines as b', 'b.device_id', 'd.id')
     .select([
-      ...RECORD_COLUMNS, 'd.plates', 'd.protocol', 'd.speed_limit_kmh', 'd.unknown_driver_identifier', 'd.unknown_driver_seen_at',
+      ...RECORD_COLUMNS, 'd.plates', 'd.protocol', 'd.speed_limit_kmh', 'd.fuel_tank_litres', 'd.unknown_driver_identifier', 'd.unknown_driver_seen_at',
       'dr.id as driver_id', 'dr.name as driver_name', 'dr.identifier as driver_identifier', 'a.since as driver_since', 's.address',
       shownOdometerKmSql.as('odometer_km'), engineHoursSql.as('engine_hours'),
     ])
@@ -101,6 +101,7 @@ export interface NewVehicle {
   plates?: string;
   protocol?: string | null;
   speedLimitKmh?: number | null;
+  fuelTankLitres?: number | null;
   /** Other users of the account who may see it; the scope's own user always may. */
   userIds?: number[];
 }
@@ -118,6 +119,7 @@ export async function registerVehicle(db: Db, scope: AccessScope, vehicle: NewVe
     protocol: vehicle.protocol ?? null,
     mode: scope.mode,
     speedLimitKmh: vehicle.speedLimitKmh ?? null,
+    fuelTankLitres: vehicle.fuelTankLitres ?? null,
     userIds: [...new Set([scope.userId, ...(vehicle.userIds ?? [])])],
   });
   return (await visibleVehicle(db, scope, vehicle.imei))!;
@@ -128,6 +130,7 @@ export interface VehicleChanges {
   plates?: string;
   protocol?: string | null;
   speedLimitKmh?: number | null;
+  fuelTankLitres?: number | null;
   /** Replaces who may see it; the scope's own user is always kept. */
   userIds?: number[];
 }
@@ -146,6 +149,7 @@ export async function updateVehicle(db: Db, scope: AccessScope, imei: string, ch
       ...(changes.plates !== undefined ? { plates: changes.plates } : {}),
       ...(changes.protocol !== undefined ? { protocol: changes.protocol } : {}),
       ...(changes.speedLimitKmh !== undefined ? { speed_limit_kmh: changes.speedLimitKmh } : {}),
+      ...(changes.fuelTankLitres !== undefined ? { fuel_tank_litres: changes.fuelTankLitres } : {}),
     };
     if (Object.keys(set).length > 0) {
       try {

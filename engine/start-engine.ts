@@ -23,6 +23,7 @@ import { keepPositionHistory } from './workers/keep-position-history.ts';
 import type { PositionHistorySettings } from './workers/maintain-position-partitions.ts';
 import { sweepInactive } from './workers/sweep-inactive.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
+import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
 import { expireDueCommands } from './workers/expire-commands.ts';
 import { checkMaintenance } from './workers/check-maintenance.ts';
 import { startAddressKeeper, type AddressKeeperSettings } from './geocoding/address-keeper.ts';
@@ -54,6 +55,8 @@ export interface EngineSettings {
   trips?: Partial<TripSettings>;
   /** Harsh driving and idling (HARSH_*, IDLE_MIN_S; default DEFAULT_DRIVING_SETTINGS). */
   driving?: DrivingSettings;
+  /** Fuel refills and drops (FUEL_*; default DEFAULT_FUEL_THRESHOLDS). */
+  fuel?: FuelThresholds;
   /** A waypoint estimated later than expected by more than this is delayed (ON_TIME_TOLERANCE_MINUTES; default 5). */
   onTimeToleranceMinutes?: number;
   /**
@@ -88,6 +91,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
     trips: settings.trips,
     ...(settings.driving ? { driving: settings.driving } : {}),
+    ...(settings.fuel ? { fuel: settings.fuel } : {}),
     ...(settings.geocoding ? { addressReuseM: settings.geocoding.reuseM } : {}),
   };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);

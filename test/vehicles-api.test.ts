@@ -446,7 +446,7 @@ describe('GET /vehicles/{id}', () => {
     const bare = (await detail(key, imei)).body.data;
     expect(bare).toEqual({
       id: imei, name: 'Detailed', status: 'inactive', speed_kmh: null, location: null, updated_at: null,
-      plates: 'DET-1', protocol: 'gt06', speed_limit_kmh: 90, driver: null, unknown_driver_identifier: null, unknown_driver_seen_at: null,
+      plates: 'DET-1', protocol: 'gt06', speed_limit_kmh: 90, fuel_tank_litres: null, driver: null, unknown_driver_identifier: null, unknown_driver_seen_at: null,
       user_ids: [user.id, colleague.id].sort((a, b) => a - b), address: null, odometer_km: null, engine_hours: null,
     });
 
@@ -553,6 +553,8 @@ describe('POST /vehicles', () => {
       [{ imei: newImei(), name: 'x', speed_limit_kmh: 0 }, /speed_limit_kmh must be above 0/],
       [{ imei: newImei(), name: 'x', speed_limit_kmh: 1e9 }, /at most 1000/],
       [{ imei: newImei(), name: 'x', speed_limit_kmh: '90' }, /speed_limit_kmh must be a number/],
+      [{ imei: newImei(), name: 'x', fuel_tank_litres: 0 }, /fuel_tank_litres must be above 0/],
+      [{ imei: newImei(), name: 'x', fuel_tank_litres: 20_000 }, /fuel_tank_litres must be at most 10000/],
       [{ imei: newImei(), name: 'x', user_ids: [stranger.user.id] }, new RegExp(`user ${stranger.user.id} does not belong`)],
       [{ imei: newImei(), name: 'x', user_ids: [0] }, /user_ids/],
       [{ imei: newImei(), name: 'x', user_ids: [99999999999] }, /user_ids/],
@@ -685,8 +687,10 @@ describe('PATCH /vehicles/{id}', () => {
     const renamed = await patch(key, imei, { name: 'After', plates: 'NEW' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toMatchObject({ name: 'After', plates: 'NEW', protocol: 'gt06', speed_limit_kmh: 70, user_ids: ids(user.id, ana.id) });
-    const cleared = await patch(key, imei, { protocol: null, speed_limit_kmh: null });
-    expect(cleared.body.data).toMatchObject({ name: 'After', protocol: null, speed_limit_kmh: null });
+    const tank = await patch(key, imei, { fuel_tank_litres: 82.5 });
+    expect(tank.body.data).toMatchObject({ name: 'After', speed_limit_kmh: 70, fuel_tank_litres: 82.5 });
+    const cleared = await patch(key, imei, { protocol: null, speed_limit_kmh: null, fuel_tank_litres: null });
+    expect(cleared.body.data).toMatchObject({ name: 'After', protocol: null, speed_limit_kmh: null, fuel_tank_litres: null });
     const regranted = await patch(key, imei, { user_ids: [ben.id] });
     expect(regranted.body.data.user_ids).toEqual(ids(user.id, ben.id));
     expect((await patch(key, imei, { user_ids: [] })).body.data.user_ids).toEqual([user.id]);

@@ -44,6 +44,12 @@ const speedLimit = z
   .max(1000, 'speed_limit_kmh must be at most 1000')
   .nullable()
   .openapi({ description: 'km/h, above 0 and at most 1000; null: the account\'s limit applies', example: 90 });
+const fuelTank = z
+  .number()
+  .gt(0, 'fuel_tank_litres must be above 0')
+  .max(10_000, 'fuel_tank_litres must be at most 10000')
+  .nullable()
+  .openapi({ description: 'The fuel tank\'s capacity in litres, above 0 and at most 10000: fuel events give their amount in litres, and a tracker reporting litres only gets fuel events (docs/engine.md, "Fuel"); null: unknown', example: 80 });
 const userIds = z
   .array(z.number().int().min(1).max(2_147_483_647))
   .max(MAX_USERS)
@@ -59,6 +65,7 @@ const CreateBody = z
     plates: plates.optional(),
     protocol: protocol.optional(),
     speed_limit_kmh: speedLimit.optional(),
+    fuel_tank_litres: fuelTank.optional(),
     user_ids: userIds.optional(),
   })
   .strict()
@@ -70,6 +77,7 @@ const PatchBody = z
     plates: plates.optional(),
     protocol: protocol.optional(),
     speed_limit_kmh: speedLimit.optional(),
+    fuel_tank_litres: fuelTank.optional(),
     user_ids: userIds.optional().openapi({ description: 'Replaces who may see the vehicle; the key\'s own user is always kept' }),
   })
   .strict()
@@ -204,6 +212,7 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
     const body = c.req.valid('json');
     const row = await registerVehicle(db, c.get('principal').scope, {
       imei: body.imei, name: body.name, plates: body.plates, protocol: body.protocol, speedLimitKmh: body.speed_limit_kmh, userIds: body.user_ids,
+      fuelTankLitres: body.fuel_tank_litres,
     });
     return c.json(envelope(vehicleDetailView(row, new Date(), thresholds)), 201);
   });
@@ -212,6 +221,7 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
     const body = c.req.valid('json');
     const row = await updateVehicle(db, c.get('principal').scope, c.req.valid('param').id, {
       name: body.name, plates: body.plates, protocol: body.protocol, speedLimitKmh: body.speed_limit_kmh, userIds: body.user_ids,
+      fuelTankLitres: body.fuel_tank_litres,
     });
     if (!row) throw new ApiError(404, NOT_FOUND);
     return c.json(envelope(vehicleDetailView(row, new Date(), thresholds)), 200);

@@ -26,6 +26,7 @@ export const VehicleDetailSchema = VehicleSchema.extend({
   plates: z.string().openapi({ example: 'ABC-123-D' }),
   protocol: z.string().nullable().openapi({ description: 'The tracker protocol it was registered with, if any', example: 'teltonika' }),
   speed_limit_kmh: z.number().nullable().openapi({ description: "The vehicle's own speed limit; null: its account's applies" }),
+  fuel_tank_litres: z.number().nullable().openapi({ description: 'The fuel tank\'s capacity in litres, for fuel events in litres; null: unknown', example: 80 }),
   driver: z
     .object({
       id: z.number().int(),
@@ -68,6 +69,7 @@ export function vehicleDetailView(row: VehicleDetailRow, now: Date, thresholds: 
     plates: row.plates,
     protocol: row.protocol,
     speed_limit_kmh: row.speed_limit_kmh,
+    fuel_tank_litres: row.fuel_tank_litres,
     driver: row.driver_id === null ? null : { id: row.driver_id, name: row.driver_name!, identifier: row.driver_identifier!, since: row.driver_since!.toISOString() },
     unknown_driver_identifier: row.unknown_driver_identifier,
     unknown_driver_seen_at: row.unknown_driver_seen_at ? row.unknown_driver_seen_at.toISOString() : null,

@@ -38,6 +38,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     trips: config.engine.trips,
     driving: config.engine.driving,
     onTimeToleranceMinutes: config.onTimeToleranceMinutes,
+    fuel: config.engine.fuel,
     ...(geocoder ? { geocoding: { geocoder, reuseM: config.engine.addressReuseM } } : {}),
   }).catch(async (error: unknown) => {
     await geocoder?.close?.();

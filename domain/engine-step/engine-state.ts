@@ -24,6 +24,10 @@ export interface EngineState {
   accumulators?: Record<string, unknown> | null;
   /** Harsh driving and idling (domain/driving/driving-behaviour.ts); null or absent before their first run. */
   driving?: Record<string, unknown> | null;
+  /** Fuel refills and drops (domain/fuel/fuel-events.ts); null or absent for a vehicle never seen with a fuel reading. */
+  fuel?: Record<string, unknown> | null;
+  /** The vehicle's fuel tank capacity in litres; null or absent: unknown. */
+  fuelTankLitres?: number | null;
   /** The device's reverse-geocoded address and the point it describes, for its events' positions; null: none yet. */
   knownAddress?: KnownAddress | null;
 }
@@ -44,6 +48,9 @@ export interface EngineFix {
   odometerKm: number | null;
   /** The driver key (iButton, RFID, card) read with this fix, if any. */
   driverIdentifier: string | null;
+  /** The tracker's fuel level in percent (`fuel`) and in litres (`fuelVolume`), as reported; null or absent if it sends none. */
+  fuelPercent?: number | null;
+  fuelLitres?: number | null;
 }
 
 /** A device's state after the step, committed with its new cursor. */
@@ -59,6 +66,8 @@ export interface EngineStateUpdate {
   segment?: Record<string, unknown>;
   /** The accumulators' new state; undefined leaves the stored one. */
   accumulators?: Record<string, unknown>;
+  /** The fuel detector's new state; undefined leaves the stored one. */
+  fuel?: Record<string, unknown>;
   /** Harsh driving and idling's new state; undefined leaves the stored one. */
   driving?: Record<string, unknown>;
 }

@@ -11,6 +11,7 @@ import { accumulate, accumulatorState, type AccumulatorFix } from '../accumulato
 import { deviceTrips, type DeviceStop, type DeviceTrip, type TripSettings } from '../trips/device-trips.ts';
 import { detectVehicleSignals, type VehicleSignal } from '../vehicle-signals.ts';
 import { DEFAULT_DRIVING_SETTINGS, evaluateDriving, type DrivingSettings } from '../driving/driving-behaviour.ts';
+import { DEFAULT_FUEL_THRESHOLDS, evaluateFuel, type FuelThresholds } from '../fuel/device-fuel.ts';
 import type { EngineFix, EngineState, EngineStateUpdate } from './engine-state.ts';
 
 /** The geofences a device is evaluated against: its account's of its mode, and the dwell times. */
@@ -40,6 +41,8 @@ export interface EngineStepSettings {
   trips: TripSettings;
   /** Harsh driving and idling (default DEFAULT_DRIVING_SETTINGS). */
   driving?: DrivingSettings;
+  /** Fuel refills and drops (default DEFAULT_FUEL_THRESHOLDS). */
+  fuel?: FuelThresholds;
   /** The step's clock: a fix is classified as a fresh report. */
   now: Date;
 }
@@ -148,6 +151,9 @@ function evaluateDevice(
   // In fix-time order only, like the trips: a late fix logs no harsh or idle event (docs/engine.md).
   const driving = evaluateDriving(deviceId, state.driving, settings.driving ?? DEFAULT_DRIVING_SETTINGS, settings.trips, fixes, out.events);
 
+  // In fix-time order only: a late fix logs no refill or drop (docs/engine.md, "Fuel").
+  const fuel = evaluateFuel(deviceId, state.fuel, state.fuelTankLitres, settings.fuel ?? DEFAULT_FUEL_THRESHOLDS, settings.trips, fixes, out.events);
+
   // In fix-time order only: a late fix does not reopen or reshape a trip (README, "Trips and stops").
   const segmented = deviceTrips(deviceId, state.segment, fixes, { ...settings.trips, speedLimitKmh: state.speedLimitKmh }, index, driverByFix, odometerAt, driving.harshAt);
   out.trips.push(...segmented.trips);
@@ -158,6 +164,7 @@ function evaluateDevice(
     segment: segmented.state as unknown as Record<string, unknown>,
     accumulators: accumulators as unknown as Record<string, unknown>,
     driving: driving.state as unknown as Record<string, unknown>,
+    fuel,
     cursor: fence.state.cursor === null ? null : new Date(fence.state.cursor),
     inside: [...fence.state.inside],
     pending: fence.state.pending,

@@ -193,6 +193,23 @@ export const alarmEvent = (deviceId: number, alarm: string, at: Date, position: 
   type: alarmEventType(alarm), occurredAt: at, deviceId, position, data: { alarm }, dedupeKey: `alarm:${deviceId}:${at.getTime()}:${alarm}`,
 });
 
+/** A fuel level change as its event shows it (domain/fuel/fuel-events.ts decides them), percentages to 0.1. */
+export interface FuelLevelChange {
+  kind: 'refill' | 'drop';
+  fromPercent: number;
+  toPercent: number;
+  amountPercent: number;
+  /** Over the vehicle's tank capacity; null without one. */
+  amountLitres: number | null;
+}
+
+/** `vehicle.fuel.refill` / `.drop` at the parked fix it is placed at: one per device, kind and fix, so a replay logs nothing more. */
+export const fuelEvent = (deviceId: number, c: FuelLevelChange, at: EventPosition): NewEvent => ({
+  type: c.kind === 'refill' ? 'vehicle.fuel.refill' : 'vehicle.fuel.drop', occurredAt: at.fixTime, deviceId, position: at,
+  data: { fuel: { fromPercent: c.fromPercent, toPercent: c.toPercent, amountPercent: c.amountPercent, amountLitres: c.amountLitres } },
+  dedupeKey: `fuel.${c.kind}:${deviceId}:${at.fixTime.getTime()}`,
+});
+
 // ---------------------------------------------------------------------------------------------
 // vehicle.maintenance.*
 

@@ -8,6 +8,7 @@ import { geofenceCrossingEvent, type NewEvent } from '../../domain/events/event-
 import { withKnownAddresses, type KnownAddress } from '../../domain/geocoding/address-reuse.ts';
 import { DEFAULT_TRIP_SETTINGS, type TripSettings } from '../../domain/trips/device-trips.ts';
 import type { DrivingSettings } from '../../domain/driving/driving-behaviour.ts';
+import type { FuelThresholds } from '../../domain/fuel/device-fuel.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
@@ -24,6 +25,8 @@ export interface EvaluationSettings {
   trips?: Partial<TripSettings>;
   /** Harsh driving and idling (default DEFAULT_DRIVING_SETTINGS). */
   driving?: DrivingSettings;
+  /** Fuel refills and drops (default DEFAULT_FUEL_THRESHOLDS). */
+  fuel?: FuelThresholds;
   /** An event's position carries the device's known address within this many metres of it (GEOCODER_REUSE_DISTANCE_M; default 100). */
   addressReuseM?: number;
 }
@@ -58,6 +61,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       overspeedHysteresisKmh: settings.overspeedHysteresisKmh ?? 5,
       trips: { ...DEFAULT_TRIP_SETTINGS, movingSpeedKmh: settings.status.movingSpeedKmh, ...settings.trips },
       ...(settings.driving ? { driving: settings.driving } : {}),
+      ...(settings.fuel ? { fuel: settings.fuel } : {}),
       now: new Date(),
     });
     const written = await saveEngineResults(trx, decisions);
