@@ -161,7 +161,7 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
     return (await db.selectFrom('devices').select('id').where('imei', '=', imei).executeTakeFirstOrThrow()).id;
   };
   const detailedImei = `35${String(account.id).padStart(13, '0')}`;
-  const detailedId = await vehicle(detailedImei, 'Detailed truck', { plates: 'DET-001', protocol: 'teltonika', speed_limit_kmh: 90, user_ids: [user.id] });
+  const detailedId = await vehicle(detailedImei, 'Detailed truck', { plates: 'DET-001', protocol: 'teltonika', speed_limit_kmh: 90, fuel_tank_litres: 80, user_ids: [user.id] });
   await t.fixtures.fix(detailedId, { fixTime: new Date(now - 30_000), valid: true, latitude: 19.44, longitude: -99.14, speedKmh: 37.6, ignition: true });
   await recordDeviceAddress(db, { deviceId: detailedId, latitude: 19.44, longitude: -99.14 }, 'Calzada de Tlalpan 100, CDMX');
   const vehicleDriver = await db.insertInto('drivers').values({ account_id: account.id, mode: 'live', name: 'Vera Scene', identifier: 'SCENE-VEHICLE-KEY' }).returning('id').executeTakeFirstOrThrow();
