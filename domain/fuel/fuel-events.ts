@@ -136,7 +136,7 @@ export function detectFuelChanges(
     first = fixes.findIndex((f) => fuelLevelPercent(f, tankLitres) !== null);
     if (first < 0) return null;
   }
-  const state: FuelState = prior === null ? structuredClone(EMPTY_FUEL_STATE) : structuredClone(prior);
+  const state = copyState(prior ?? EMPTY_FUEL_STATE);
   for (let i = Math.max(first, 0); i < fixes.length; i++) {
     const f = fixes[i]!;
     if (state.last !== null && f.t <= state.last.t) continue;
@@ -234,10 +234,28 @@ function restart(state: FuelState, tankLitres: number | null, out: FuelChange[])
   state.parkedAt = null;
 }
 
+/** A copy the step may change: the stored state (a replay's input) stays as it was. Its places are never changed, only replaced. */
+const copyState = (s: FuelState): FuelState => ({
+  readings: [...s.readings], last: s.last, still: s.still === null ? null : { ...s.still }, ref: s.ref, tail: s.tail, parkedAt: s.parkedAt,
+  change: s.change === null ? null : { ...s.change },
+});
+
+const sorted = new Float64Array(SMOOTHING_READINGS);
+
+/** The median of at most SMOOTHING_READINGS values, sorted by insertion in a scratch array (no allocation per reading). */
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    let j = i - 1;
+    while (j >= 0 && sorted[j]! > v) {
+      sorted[j + 1] = sorted[j]!;
+      j--;
+    }
+    sorted[j + 1] = v;
+  }
+  const mid = n >> 1;
+  return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
