@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   geocode: () => import('./geocode.ts'),
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),
+  'maintenance-check': () => import('./maintenance-check.ts'),
   pipeline: () => import('./pipeline.ts'),
   positions: () => import('./position-export.ts'),
   storage: () => import('./position-storage.ts'),

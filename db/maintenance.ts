@@ -236,30 +236,50 @@ export interface CheckedItem extends MaintenanceItem {
 }
 
 /**
- * Items whose overdue event for their current threshold is not yet logged (every other item has
- * nothing left to log), with their vehicles' readings and last positions.
+ * Items that may have an alert to log: not yet logged overdue for their current threshold, and with
+ * the vehicle within a unit of it or past it (the day before, for calendar items). That is a superset
+ * of those due (domain/maintenance/maintenance-schedule.ts decides exactly, on the rounded reading);
+ * it keeps the rows read each check to the few near their thresholds.
  */
-export async function maintenanceToCheck(db: Db): Promise<CheckedItem[]> {
+export async function maintenanceToCheck(db: Db, today: string): Promise<CheckedItem[]> {
   const { rows } = await sql<ItemRow>`
-    SELECT ${itemColumns} ${itemFrom}
+    SELECT m.id, m.device_id, d.imei, d.name AS vehicle_name, m.name, m.kind, m.interval, m.tolerance, m.next_due, m.next_due_date::text AS next_due_date,
+      m.due_logged, m.overdue_logged, r.odometer_km, r.engine_hours, m.created_at, m.updated_at,
+      NULL AS last_performed_on, NULL AS last_odometer_km, NULL AS last_engine_hours,
+      s.latitude, s.longitude, s.speed_kmh, s.heading, s.fix_time
+    FROM maintenance_items m
+    JOIN devices d ON d.id = m.device_id
+    ${readingJoins}
+    CROSS JOIN LATERAL (SELECT ${shownOdometerKmSql} AS odometer_km, ${engineHoursSql} AS engine_hours) r
     WHERE m.overdue_logged IS DISTINCT FROM coalesce(m.next_due_date::text, m.next_due::text)
+      AND CASE m.kind
+        WHEN 'calendar' THEN m.next_due_date <= ${today}::date + 1
+        WHEN 'odometer' THEN r.odometer_km >= m.next_due - 1
+        ELSE r.engine_hours >= m.next_due - 1 END
     ORDER BY m.id
   `.execute(db);
   return rows.map((r) => ({ ...item(r), position: lastPosition(r) }));
 }
 
 /**
- * Records that an item's alert was logged for a threshold, if it was not and the item still has that
- * threshold (a service may have moved it meanwhile); whether this call recorded it. Two engine
- * processes checking at once: the second's update waits for the first's commit, then finds it done.
+ * Records that items' alerts were logged for their thresholds, for those not yet recorded and still
+ * at that threshold (a service may have moved it meanwhile); answers the ids this call recorded. The
+ * items are locked in id order first, so two engine processes checking at once never deadlock: the
+ * second waits for the first's commit, then finds them recorded.
  */
-export async function markMaintenanceAlert(db: Db, itemId: number, alert: 'due' | 'overdue', threshold: Threshold, key: string): Promise<boolean> {
+export async function markMaintenanceAlerts(db: Db, alert: 'due' | 'overdue', items: Array<{ id: number; nextDue: Threshold; key: string }>): Promise<Set<number>> {
+  if (items.length === 0) return new Set();
+  const ids = items.map((i) => i.id);
+  await sql`SELECT id FROM maintenance_items WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`.execute(db);
   const column = alert === 'due' ? sql`due_logged` : sql`overdue_logged`;
   const { rows } = await sql<{ id: number }>`
-    UPDATE maintenance_items SET ${column} = ${key}
-    WHERE id = ${itemId} AND ${column} IS DISTINCT FROM ${key}
-      AND ${typeof threshold === 'string' ? sql`next_due_date = ${threshold}::date` : sql`next_due = ${threshold}`}
-    RETURNING id
+    UPDATE maintenance_items m SET ${column} = u.key
+    FROM unnest(${ids}::int[], ${items.map((i) => i.key)}::text[],
+      ${items.map((i) => (typeof i.nextDue === 'number' ? i.nextDue : null))}::float8[],
+      ${items.map((i) => (typeof i.nextDue === 'string' ? i.nextDue : null))}::date[]) AS u(id, key, next_due, next_due_date)
+    WHERE m.id = u.id AND m.${column} IS DISTINCT FROM u.key
+      AND m.next_due IS NOT DISTINCT FROM u.next_due AND m.next_due_date IS NOT DISTINCT FROM u.next_due_date
+    RETURNING m.id
   `.execute(db);
-  return rows.length > 0;
+  return new Set(rows.map((r) => r.id));
 }
