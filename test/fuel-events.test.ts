@@ -151,6 +151,20 @@ describe('fuel events from a Teltonika tracker', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     await evaluatedThrough(imei, fixes[fixes.length - 1]!.time);
     expect((await fuelEvents(imei)).map((e) => e.id)).toEqual(events.map((e) => e.id));
+
+    // Late fixes (between fixes already evaluated) telling of a tank emptied while parked: stored, no fuel event.
+    const late = fixes.slice(45, 60).map((f) => ({ ...f, time: new Date(f.time.getTime() + 15_000), fuelPercent: 5 }));
+    await send(imei, late);
+    await eventually(
+      () => database.db.selectFrom('positions as p').innerJoin('devices as d', 'd.id', 'p.device_id').select((e) => e.fn.countAll<number>().as('n'))
+        .where('d.imei', '=', imei).where('p.fix_time', 'in', late.map((f) => f.time)).executeTakeFirst(),
+      (r) => expect(Number(r?.n)).toBe(late.length),
+    );
+    await eventually(
+      () => database.db.selectFrom('late_fixes as l').innerJoin('devices as d', 'd.id', 'l.device_id').select('l.device_id').where('d.imei', '=', imei).execute(),
+      (rows) => expect(rows).toEqual([]),
+    );
+    expect((await fuelEvents(imei)).map((e) => e.id)).toEqual(events.map((e) => e.id));
   }, 120_000);
 
   it('keeps no fuel state and logs no fuel event for a tracker that reports no fuel level', async () => {
