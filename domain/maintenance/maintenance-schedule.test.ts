@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addDays, alertsToLog, defaultTolerance, isCalendarDate, maintenanceStatus, nextThreshold, remaining, type ScheduledItem,
+  addDays, alertsToLog, currentReading, defaultTolerance, isCalendarDate, maintenanceStatus, nextThreshold, remaining, type ScheduledItem,
 } from './maintenance-schedule.ts';
+import { maintenanceEvent } from '../events/event-payloads.ts';
 
 const oil: ScheduledItem = { kind: 'odometer', interval: 10_000, tolerance: 1_000, nextDue: 130_000 };
 const service: ScheduledItem = { kind: 'engineHours', interval: 500, tolerance: 50, nextDue: 4_000 };
@@ -91,5 +92,34 @@ describe('alertsToLog', () => {
 
   it('logs nothing without a reading', () => {
     expect(alertsToLog(fresh, null)).toEqual([]);
+  });
+});
+
+describe('maintenanceEvent', () => {
+  const item = { id: 31, deviceId: 7, name: 'Oil change', kind: 'odometer' as const, interval: 10_000, tolerance: 1_000, nextDue: 130_000, current: 130_004.2 };
+  const at = new Date('2026-05-01T14:30:41Z');
+
+  it('names the event by item, threshold and kind of alert, whatever the reading or time', () => {
+    const due = maintenanceEvent('due', item, at, null);
+    expect(due).toMatchObject({
+      type: 'vehicle.maintenance.due', occurredAt: at, deviceId: 7, position: null, dedupeKey: 'maintenance:31:130000:due',
+      data: { maintenance: { id: 31, name: 'Oil change', kind: 'odometer', unit: 'km', interval: 10_000, tolerance: 1_000, nextDue: 130_000, current: 130_004.2 } },
+    });
+    expect(maintenanceEvent('due', { ...item, current: 130_050 }, new Date(), null).dedupeKey).toBe(due.dedupeKey);
+    expect(maintenanceEvent('overdue', item, at, null).dedupeKey).toBe('maintenance:31:130000:overdue');
+    expect(maintenanceEvent('due', { ...item, nextDue: 140_000 }, at, null).dedupeKey).toBe('maintenance:31:140000:due');
+    expect(maintenanceEvent('due', { ...item, kind: 'calendar', nextDue: '2026-07-14', current: '2026-07-14' }, at, null))
+      .toMatchObject({ dedupeKey: 'maintenance:31:2026-07-14:due', data: { maintenance: { unit: 'days', nextDue: '2026-07-14' } } });
+  });
+});
+
+describe('currentReading', () => {
+  it('is the vehicle\'s figure as GET /vehicles/{id}/accumulators rounds it, or today (UTC)', () => {
+    const vehicle = { odometerKm: 129_999.96, engineHours: 499.996 };
+    const now = new Date('2026-07-13T23:30:00-03:00');
+    expect(currentReading('odometer', vehicle, now)).toBe(130_000);
+    expect(currentReading('engineHours', vehicle, now)).toBe(500);
+    expect(currentReading('calendar', vehicle, now)).toBe('2026-07-14');
+    expect(currentReading('odometer', { odometerKm: null, engineHours: null }, now)).toBeNull();
   });
 });
