@@ -41,6 +41,7 @@ import { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { tripReportRoutes } from './routes/trip-report.ts';
 import { travelRoutes } from './routes/travels.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
 import { vehicleAccumulatorRoutes } from './routes/vehicle-accumulators.ts';
@@ -205,6 +206,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', maintenanceRoutes(routeDeps));
   api.route('/', driverRoutes(routeDeps));
   api.route('/', commandRoutes(routeDeps));
+  api.route('/', mediaRoutes(routeDeps));
   api.route('/', apiKeyRoutes(routeDeps));
   api.route('/', oauthClientRoutes(routeDeps));
   api.route('/', auditRoutes(routeDeps));

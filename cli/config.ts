@@ -44,6 +44,8 @@ export interface Config {
   };
   /** Events older than this are deleted from the log. */
   eventsRetentionMs: number;
+  /** MEDIA_MAX_BYTES: the largest tracker picture kept; MEDIA_RETENTION_DAYS (undefined: kept for ever, 0 in the setting). */
+  media: { maxBytes: number; retentionMs: number | undefined };
   /** The position history's partitions (by fix time) and how long it is kept, in days (README, "History and retention"). */
   positionHistory: { retentionDays: number; partitionDays: number; aheadDays: number };
   bodyLimitBytes: number;
@@ -138,6 +140,15 @@ export interface Config {
 
 
 type Env = Record<string, string | undefined>;
+
+/** Tracker pictures: at most 64 MiB each (a camera's are tens to hundreds of KiB), kept 90 days by default, 0 for ever. */
+function media(env: Env): Config['media'] {
+  const retentionDays = integer(env, 'MEDIA_RETENTION_DAYS', 90, 0, 36500);
+  return {
+    maxBytes: integer(env, 'MEDIA_MAX_BYTES', 5 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    retentionMs: retentionDays === 0 ? undefined : retentionDays * 86_400_000,
+  };
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -326,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
       perUser: integer(env, 'WEBHOOKS_PER_USER', 20, 1, 10_000),
     },
     eventsRetentionMs: integer(env, 'EVENTS_RETENTION_DAYS', 90, 7, 36500) * 86_400_000,
+    media: media(env),
     positionHistory: positionHistory(env),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     deviceStatus: {

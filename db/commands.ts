@@ -136,17 +136,24 @@ export async function markCommandSent(db: Db, id: string): Promise<CommandRow | 
   return row;
 }
 
+const acknowledgeSql = (id: string, response: string) => sql<CommandRow>`
+  UPDATE commands SET status = 'acknowledged', response = ${response}, acknowledged_at = now(), finished_at = now()
+  WHERE id = ${id} AND status = 'sent'
+  RETURNING ${COLUMNS}`;
+
 /** The device answered the command: `acknowledged` with the answer's text. Undefined if it was no longer `sent`. */
 export async function acknowledgeCommand(db: Db, id: string, response: string): Promise<CommandRow | undefined> {
-  const [row] = await transition(
-    db,
-    sql<CommandRow>`
-      UPDATE commands SET status = 'acknowledged', response = ${response}, acknowledged_at = now(), finished_at = now()
-      WHERE id = ${id} AND status = 'sent'
-      RETURNING ${COLUMNS}`,
-    (c) => commandEvent('acknowledged', c),
-  );
+  const [row] = await transition(db, acknowledgeSql(id, response), (c) => commandEvent('acknowledged', c));
   return row;
+}
+
+/**
+ * acknowledgeCommand inside the caller's transaction, which logs the returned command's
+ * `command.acknowledged` event (commandEvent) with its own events, last (a stored picture: db/media.ts).
+ */
+export async function acknowledgeCommandUnlogged(trx: Db, id: string, response: string): Promise<CommandRow | undefined> {
+  const { rows } = await acknowledgeSql(id, response).execute(trx);
+  return rows[0];
 }
 
 /**

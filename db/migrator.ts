@@ -20,6 +20,7 @@ import * as vehicleAccumulators from './migrations/0018-vehicle-accumulators.ts'
 import * as maintenance from './migrations/0019-maintenance.ts';
 import * as drivingBehaviour from './migrations/0020-driving-behaviour.ts';
 import * as fuelEvents from './migrations/0021-fuel-events.ts';
+import * as media from './migrations/0022-media.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-maintenance': maintenance,
   '0020-driving-behaviour': drivingBehaviour,
   '0021-fuel-events': fuelEvents,
+  '0022-media': media,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -499,6 +499,22 @@ export interface StopsTable {
   address_due_at: Timestamp | null;
 }
 
+/** A photo a tracker sent (db/media.ts); its account and mode are its device's. */
+export interface MediaTable {
+  id: ColumnType<number, never, never>;
+  device_id: number;
+  taken_at: Timestamp;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+  content_type: string;
+  size: number;
+  file_name: string;
+  /** Hex SHA-256 of `bytes`. */
+  sha256: string;
+  protocol: string;
+  command_id: number | null;
+  bytes: Buffer;
+}
+
 export type CommandStatus = 'queued' | 'sent' | 'acknowledged' | 'failed' | 'expired' | 'cancelled';
 
 /** A remote command and its state (db/commands.ts). */
@@ -531,6 +547,7 @@ export interface Database {
   oauth_tokens: OauthTokensTable;
   audit_log: AuditLogTable;
   commands: CommandsTable;
+  media: MediaTable;
   drivers: DriversTable;
   driver_assignments: DriverAssignmentsTable;
   trips: TripsTable;

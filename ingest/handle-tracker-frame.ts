@@ -7,6 +7,7 @@ import { ingestMetrics } from './ingest-metrics.ts';
 import { MalformedFrameError } from './malformed-frame-error.ts';
 import type { DecodedFrame, DecoderSession, Protocol } from './protocol.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
+import { keepPicture, type TrackerMedia } from './tracker-media.ts';
 import type { TrackerIdentity } from './tracker-identity.ts';
 
 /** One tracker connection as its frames are handled: made once per connection, passed with every frame. */
@@ -23,6 +24,8 @@ export interface TrackerFrameContext {
   notice: ThrottledNotice;
   /** Gives identified devices their commands; absent, none are sent. */
   commands?: CommandDelivery;
+  /** Where the pictures trackers send are kept; absent, they are not. */
+  media?: TrackerMedia;
   /** Aborted when the connection closes: what it still waits for leaves the commit wait list. */
   gone: AbortSignal;
   /** Writes bytes unless the connection is gone; false when it is. */
@@ -31,7 +34,7 @@ export interface TrackerFrameContext {
 }
 
 /**
- * One frame: decoded, its device identified, its rows committed, then its reply sent (never before the
+ * One frame: decoded, its device identified, its rows committed (and a picture it completes stored), then its reply sent (never before the
  * commit, so a tracker that gets no reply resends and nothing is lost), then its command answer and
  * fixes told to the command delivery. Throws what the commit throws; the connection ends without a reply.
  */
@@ -67,6 +70,13 @@ export async function handleTrackerFrame(frame: Uint8Array, connection: TrackerF
     // The frame is copied (it is small) for a dead letter, rather than holding the socket's read buffer it views.
     await connection.writer.submit({ fixes, reports, protocol: protocol.name, frame: Uint8Array.from(frame) }, connection.gone);
     ingestMetrics.positionsStored.inc(labels, fixes.length);
+  }
+  if ((decoded.media || decoded.mediaDropped) && connection.media) {
+    // Stored before the reply: a tracker whose last piece goes unanswered sends it again.
+    await keepPicture(decoded, {
+      deviceId: device.id, imei: device.imei, protocol: protocol.name, media: connection.media,
+      counters: connection.counters, notice: connection.notice, commands, commandLink: identity.commandLink,
+    });
   }
   if (connection.send(decoded.reply) && decoded.reply) ingestMetrics.ackLatency.observe(labels, (performance.now() - started) / 1000);
   const { commandLink } = identity;

@@ -24,6 +24,10 @@ export class IngestCounters {
   loginTimeouts = 0;
   /** Connections closed at once: their address held TRACKER_MAX_UNIDENTIFIED_PER_ADDRESS unidentified ones. */
   unidentifiedRefused = 0;
+  /** Pictures trackers sent that were stored (a picture sent again is counted again, stored once). */
+  mediaStored = 0;
+  /** Pictures not kept: too large (MEDIA_MAX_BYTES), empty, or not a JPEG or PNG. */
+  mediaRefused = 0;
 
   snapshot(): Record<string, number> {
     return { ...(this as unknown as Record<string, number>) };

@@ -14,6 +14,8 @@ import { exportIngestCounters, ingestMetrics } from './ingest-metrics.ts';
 import { listenForOsmAnd } from './osmand-server.ts';
 import { PresenceLog } from './presence-log.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
+import { DEFAULT_MEDIA_MAX_BYTES } from './protocol.ts';
+import { databaseMedia } from './tracker-media.ts';
 import { ThrottledNotice } from './throttled-notice.ts';
 import { UnidentifiedConnections } from './unidentified-connections.ts';
 import type { ConnectionLimits } from './tracker-connection.ts';
@@ -40,6 +42,8 @@ export interface IngestOptions {
   countersLogIntervalMs?: number;
   /** Gives connected trackers their commands; absent, none are sent. */
   commands?: CommandDelivery;
+  /** MEDIA_MAX_BYTES: the largest picture from a tracker that is kept (default 5 MiB). */
+  mediaMaxBytes?: number;
 }
 
 export interface RunningIngest {
@@ -62,6 +66,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
   const connections = new DeviceConnections(() => counters.connectionsSuperseded++);
   const unidentified = new UnidentifiedConnections(options.limits.maxUnidentifiedPerAddress);
   const presence = new PresenceLog(database.db, log);
+  const media = databaseMedia(database.db, options.mediaMaxBytes ?? DEFAULT_MEDIA_MAX_BYTES);
   const writer = new GroupCommitWriter(
     fixBatchWriter(database),
     (letters) => insertDeadLetters(database.db, letters),
@@ -105,7 +110,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       listeners.push(
         await listenForTrackers(
           { host: options.host, port, portVariable, maxConnections },
-          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, unidentified, commands: options.commands },
+          { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, unidentified, commands: options.commands, media },
         ),
       );
     }

@@ -15,6 +15,7 @@ import { newSession, type Protocol } from './protocol.ts';
 import { StoreFailedError } from './store-failed-error.ts';
 import type { ThrottledNotice } from './throttled-notice.ts';
 import { TrackerIdentity } from './tracker-identity.ts';
+import type { TrackerMedia } from './tracker-media.ts';
 import { DEFAULT_LOGIN_TIMEOUT_MS, type UnidentifiedConnections } from './unidentified-connections.ts';
 import { WaitListFullError } from './wait-list-full-error.ts';
 
@@ -45,6 +46,8 @@ export interface ConnectionDeps {
   unidentified: UnidentifiedConnections;
   /** Gives identified devices their commands; absent, none are sent. */
   commands?: CommandDelivery;
+  /** Where the pictures trackers send are kept (and how large they may be); absent, they are not. */
+  media?: TrackerMedia;
 }
 
 /**
@@ -95,7 +98,9 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     { protocol, registry, connections, presence, counters, unidentified, commands, loginTimeoutMs: deps.limits.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS },
     { id: randomUUID(), remote, remoteAddress, place, send, end: () => socket.end(), isClosed: () => socket.destroyed, close },
   );
-  const connection: TrackerFrameContext = { protocol, labels, session: newSession(), identity, writer, counters, notice, commands, gone: gone.signal, send, close };
+  const session = newSession();
+  if (deps.media) session.mediaMaxBytes = deps.media.maxBytes;
+  const connection: TrackerFrameContext = { protocol, labels, session, identity, writer, counters, notice, commands, media: deps.media, gone: gone.signal, send, close };
 
   /** The frame was not committed: no ACK, so the tracker resends (after it reconnects). */
   const frameFailed = (error: unknown) => {

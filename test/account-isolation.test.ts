@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../db/event-log.ts';
+import { storeMedia } from '../db/media.ts';
 import { WRITE_CASES, type IsolationScope as Scope, type Request, type WriteAttempt } from './support/isolation-write-cases.ts';
 import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
 import { scopeSnapshot } from './support/scope-snapshot.ts';
@@ -77,16 +79,23 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   const client = await ok(await call('/oauth-clients', 'POST', { name: 'partner', scopes: ['devices:read'] }), `${label} client`);
   const item = await ok(await call('/maintenance', 'POST', { vehicleId: imei, name: 'Oil change', kind: 'odometer', interval: 10_000, from: 0 }), `${label} maintenance`);
   await ok(await call(`/maintenance/${item.data.id}/services`, 'POST', { odometerKm: 0 }), `${label} service`);
+  // A picture from the truck's tracker, its bytes carrying the scope's plates.
+  const picture = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0, 2 + plates.length]), Buffer.from(plates), Buffer.from([0xff, 0xd9])]);
+  const { media } = await storeMedia(t.database.db, {
+    deviceId: device.id, takenAt: null, contentType: 'image/jpeg', fileName: `photo-${label}.jpg`, sha256: createHash('sha256').update(picture).digest('hex'),
+    protocol: 'meitrack', commandId: null, bytes: picture,
+  });
 
   return {
     label, account, accountId, userId, mode, key, only,
     markers: [
       imei, vanImei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId, String(center.lat), String(center.lng), String(yardCenter.lat), only.yard, only.identifier,
+      media.sha256,
     ],
     ids: {
       vehicle: imei, geofence: String(geofence.data.id), travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
       delivery: String(delivery.data.id), command: String(command.data.id), apiKey: String(minted.data.id), oauthClient: String(client.data.id),
-      maintenance: String(item.data.id),
+      maintenance: String(item.data.id), media: media.id,
     },
   };
 }
@@ -112,7 +121,7 @@ function pathFor(path: string, ids: Scope['ids']): string {
   const idFor: Record<string, keyof Scope['ids']> = {
     '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
     '/vehicles/{id}/positions': 'vehicle', '/vehicles/{id}/accumulators': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
-    '/commands/{id}': 'command', '/maintenance/{id}': 'maintenance', '/maintenance/{id}/services': 'maintenance',
+    '/commands/{id}': 'command', '/maintenance/{id}': 'maintenance', '/maintenance/{id}/services': 'maintenance', '/media/{id}': 'media',
   };
   let filled = path.replace('{deliveryId}', ids.delivery!);
   const kind = path === '/webhooks/{id}/deliveries/{deliveryId}' ? 'webhook' : idFor[path];
@@ -126,6 +135,7 @@ function pathFor(path: string, ids: Scope['ids']): string {
     '/audit': '?limit=500',
     '/api-keys': '?limit=100',
     '/vehicles': '?limit=500',
+    '/media': `?vehicleId=${ids.vehicle}`,
   };
   return filled + (query[path] ?? '');
 }
@@ -175,7 +185,7 @@ describe('two accounts with the same names, each in both modes', () => {
   it('show each key its own data where it has some, so the walk above saw real answers', async () => {
     const mustShow = [
       '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
-      '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit', '/maintenance', '/maintenance/{id}',
+      '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit', '/maintenance', '/maintenance/{id}', '/media', '/media/{id}',
     ];
     for (const scope of scopes) {
       for (const path of mustShow) {

@@ -38,12 +38,12 @@ describe('pruning what the engine has finished with', () => {
     }
 
     const pruned = await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY });
-    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1, events: 0, webhookDeliveries: 0, oauthTokens: 1 });
+    expect(pruned).toEqual({ geofenceChanges: 1, lateFixes: 1, events: 0, webhookDeliveries: 0, oauthTokens: 1, media: 0 });
     expect(await database.db.selectFrom('geofence_changes').select('id').execute()).toHaveLength(1);
     expect(await database.db.selectFrom('oauth_tokens').select('token_hash').where('client_id', '=', client.id).orderBy('token_hash').execute()).toEqual([
       { token_hash: `retention-${process.pid}-2` }, { token_hash: `retention-${process.pid}-3` },
     ]);
-    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0, events: 0, webhookDeliveries: 0, oauthTokens: 0 });
+    expect(await pruneEngineHistory(database.db, { geofenceChangesMs: DAY, lateFixesMs: 7 * DAY })).toEqual({ geofenceChanges: 0, lateFixes: 0, events: 0, webhookDeliveries: 0, oauthTokens: 0, media: 0 });
   });
 
   it('leaves the geofence catalog working: it loads, and follows changes made after a prune', async () => {

@@ -785,6 +785,35 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 409, what: 'a command already sent', request: (s) => ({ path: `/commands/${s.commands.sent}`, method: 'DELETE' }), shows: errorMatching(/is sent/) },
     ],
   },
+  'GET /media': {
+    permission: 'media:read',
+    cases: [
+      {
+        status: 200,
+        what: 'a vehicle\'s pictures with every field',
+        request: (s) => ({ path: `/media?vehicleId=${s.vehicles.detailed}` }),
+        shows: (body) => expect(body.data).toEqual([expect.objectContaining({ contentType: 'image/jpeg', size: 10, commandId: null, url: expect.stringMatching(/^\/api\/v1\/media\/\d+$/) })]),
+      },
+      { status: 200, what: 'a range with no picture in it', request: (s) => ({ path: `/media?vehicleId=${s.vehicles.detailed}&from=2020-01-01&to=2020-01-31` }), shows: (body) => expect(body.data).toEqual([]) },
+      { status: 400, what: 'no vehicleId', request: () => ({ path: '/media' }), shows: errorMatching(/vehicleId is required/) },
+      { status: 400, what: 'from without to', request: (s) => ({ path: `/media?vehicleId=${s.vehicles.detailed}&from=2024-05-01` }), shows: errorMatching(/both from and to/) },
+      { status: 404, what: 'a vehicle the key cannot see', request: () => ({ path: '/media?vehicleId=000000000000001' }) },
+    ],
+  },
+  'GET /media/{id}': {
+    permission: 'media:read',
+    cases: [
+      {
+        status: 200,
+        what: 'the picture\'s bytes under a policy that keeps them an image',
+        request: (s) => ({ path: `/media/${s.media.id}` }),
+        shows: (body) => expect(Buffer.from(body, 'latin1').length).toBeGreaterThan(0),
+      },
+      { status: 304, what: 'If-None-Match naming its ETag', request: (s) => ({ path: `/media/${s.media.id}`, headers: { 'If-None-Match': `"${s.media.sha256}"` } }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/media/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/media/999999999' }) },
+    ],
+  },
   'GET /api-keys': {
     permission: 'keys:read',
     cases: [

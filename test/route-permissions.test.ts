@@ -78,6 +78,16 @@ describe('every route', () => {
     }
   });
 
+  it('guards photos with media:read, which vehicles:read does not grant, for the list and the bytes', async () => {
+    const { user } = await t.fixtures.tenant();
+    const vehicles = (await t.fixtures.key(user.id, { permissions: ['vehicles:read'] })).key;
+    const reader = (await t.fixtures.key(user.id, { permissions: ['media:read'] })).key;
+    for (const path of ['/api/v1/media?vehicleId=356307042441013', '/api/v1/media/1']) {
+      expect(await t.json(path, { key: vehicles }), path).toMatchObject({ status: 403, body: { error: expect.stringMatching(/^This API key lacks the media:read permission/) } });
+      expect((await t.json(path, { key: reader })).status, path).toBe(404);
+    }
+  });
+
   it('answers 403 naming the permission for a key without it, and * lacks only the named ones', async () => {
     const { user } = await t.fixtures.tenant();
     const star = (await t.fixtures.key(user.id, { permissions: ['*'] })).key;

@@ -99,7 +99,7 @@ export const COMMANDS_GUIDE = [
     '| gt06 (0x80, server flag = serial) | `Relay,1#` / `Relay,0#`; params.variant `dyd`: `DYD,<password>#` / `HFYD,<password>#` | - | - | any text |',
     '| h02 | `*HQ,<id>,S20,<HHMMSS>,1,1#` / `...,1,0#` | - | - | `*HQ,<id>,<cmd>,<HHMMSS>,<args>#` |',
     '| gl200 | `AT+GTOUT=<password>,1,...,<serial>$` / `...0...` on output 1 | the same on output 2 | - | any `AT+...$` text |',
-    '| meitrack | `C01,0,12222` / `C01,0,02222` | `C01,0,21222` / `C01,0,20222` | `D03,<camera>,camera_picture.jpg` | any content |',
+    '| meitrack | `C01,0,12222` / `C01,0,02222` | `C01,0,21222` / `C01,0,20222` | `D03,<camera>,camera_picture.jpg`; acknowledged once the picture is stored (`response`: `media <id>`, see GET /media/{id}) | any content |',
     '| tk103 | `(<id>AV010)` / `(<id>AV011)` | - | - | `(<id><command word><body>)` |',
   ].join('\n'),
 ].join('\n\n');

@@ -30,6 +30,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
       lateFixesMs: config.engine.lateFixesRetentionMs,
       eventsMs: config.eventsRetentionMs,
       webhookDeliveriesMs: config.webhooks.deliveryRetentionMs,
+      mediaMs: config.media.retentionMs,
     },
     pruneIntervalMs: config.engine.pruneIntervalMs,
     positionHistory: config.positionHistory,

@@ -53,6 +53,7 @@ export async function startIngestRole(
         deps.positionFeed.publish(feed);
       },
       commands,
+      mediaMaxBytes: config.media.maxBytes,
     });
   } catch (error) {
     await commands.close();

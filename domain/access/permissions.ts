@@ -23,6 +23,7 @@ export const PERMISSION_CATALOG = {
   'webhooks:read': 'webhooks and their delivery log',
   'webhooks:write': 'register, change, test and delete webhooks; retry deliveries',
   'commands:read': 'remote commands and their state',
+  'media:read': 'photos trackers sent: their list and their bytes',
   'commands:write': 'send and cancel remote commands (engine cut-off...); only when granted by name',
   'commands:custom': 'send raw `custom` command text, which no safety rule can read (with commands:write); only when granted by name',
   'keys:read': 'the user\'s API keys and OAuth clients (never their secrets)',

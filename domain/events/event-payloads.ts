@@ -210,6 +210,27 @@ export const fuelEvent = (deviceId: number, c: FuelLevelChange, at: EventPositio
   dedupeKey: `fuel.${c.kind}:${deviceId}:${at.fixTime.getTime()}`,
 });
 
+/** A stored photo as its `vehicle.media` event shows it (the bytes are at `url`). */
+export interface StoredMediaRef {
+  id: string;
+  deviceId: number;
+  contentType: string;
+  size: number;
+  fileName: string;
+  commandId: string | null;
+  receivedAt: Date;
+}
+
+/** The API path that serves a stored photo's bytes. */
+export const mediaUrl = (id: string): string => `/api/v1/media/${id}`;
+
+/** One per stored photo, named by its id; position: the vehicle's last known, when it has one. */
+export const mediaEvent = (m: StoredMediaRef, position: EventPosition | null): NewEvent => ({
+  type: 'vehicle.media', occurredAt: m.receivedAt, deviceId: m.deviceId, position,
+  data: { media: { id: m.id, contentType: m.contentType, size: m.size, fileName: m.fileName, url: mediaUrl(m.id), commandId: m.commandId } },
+  dedupeKey: `media:${m.id}`,
+});
+
 // ---------------------------------------------------------------------------------------------
 // vehicle.maintenance.*
 

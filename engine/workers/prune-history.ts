@@ -4,6 +4,7 @@ import { pruneLateFixes } from '../../db/late-fixes.ts';
 import { pruneEvents } from '../../db/event-log.ts';
 import { pruneFinishedDeliveries } from '../../db/webhook-deliveries.ts';
 import { pruneOauthTokens } from '../../db/oauth-tokens.ts';
+import { pruneMedia } from '../../db/media.ts';
 
 /** Expired access tokens stay a day (introspection still answers inactive for an unknown one), then go. */
 const EXPIRED_TOKENS_KEPT_MS = 86_400_000;
@@ -17,6 +18,8 @@ export interface Retention {
   eventsMs?: number;
   /** Finished webhook deliveries (succeeded or failed) are kept this long. */
   webhookDeliveriesMs?: number;
+  /** Photos trackers sent are deleted this long after they arrived (MEDIA_RETENTION_DAYS; absent, kept for ever). */
+  mediaMs?: number;
 }
 
 /** Rows deleted per statement: each is a short transaction, never one long one. */
@@ -36,7 +39,7 @@ export async function pruneEngineHistory(
   db: Db,
   retention: Retention,
   now = new Date(),
-): Promise<{ geofenceChanges: number; lateFixes: number; events: number; webhookDeliveries: number; oauthTokens: number }> {
+): Promise<{ geofenceChanges: number; lateFixes: number; events: number; webhookDeliveries: number; oauthTokens: number; media: number }> {
   const before = (ms: number) => new Date(now.getTime() - ms);
   return {
     geofenceChanges: await inBatches((limit) => pruneGeofenceChanges(db, before(retention.geofenceChangesMs), limit)),
@@ -45,5 +48,7 @@ export async function pruneEngineHistory(
     webhookDeliveries:
       retention.webhookDeliveriesMs === undefined ? 0 : await inBatches((limit) => pruneFinishedDeliveries(db, before(retention.webhookDeliveriesMs!), limit)),
     oauthTokens: await inBatches((limit) => pruneOauthTokens(db, before(EXPIRED_TOKENS_KEPT_MS), limit)),
+    // Photos are large: a few hundred per statement keeps each delete short.
+    media: retention.mediaMs === undefined ? 0 : await inBatches((limit) => pruneMedia(db, before(retention.mediaMs!), Math.min(limit, 500))),
   };
 }

@@ -128,6 +128,43 @@ export class CommandDelivery {
     this.run(line, () => this.settle(line, answer));
   }
 
+  /**
+   * The take_photo command awaiting its picture on this connection, if one does: the picture this
+   * connection just finished sending completes it (db/media.ts acknowledges it with the picture).
+   */
+  awaitedPhoto(link: CommandLink): string | undefined {
+    const line = this.lines.get(link.deviceId);
+    if (line?.link !== link) return undefined;
+    const command = line.awaiting?.command;
+    return command?.type === 'take_photo' ? command.id : undefined;
+  }
+
+  /**
+   * A picture was stored, acknowledging `commandId` in the same transaction: the line is free for the
+   * device's next command. `acknowledged` false: the command had left `sent` meanwhile (expired).
+   */
+  photoStored(link: CommandLink, commandId: string, mediaId: string, acknowledged: boolean): void {
+    const line = this.lines.get(link.deviceId);
+    if (line?.link !== link || line.awaiting?.command.id !== commandId) return;
+    clearTimeout(line.awaiting.timer);
+    line.awaiting = undefined;
+    if (acknowledged) this.log.info('command acknowledged', { commandId, deviceId: link.deviceId, response: `media ${mediaId}` });
+    this.run(line, () => this.deliverNext(line));
+  }
+
+  /** A picture this connection sent could not be kept: the take_photo awaiting it fails with why. */
+  photoRefused(link: CommandLink, reason: string): void {
+    const line = this.lines.get(link.deviceId);
+    const awaited = line?.link === link ? line.awaiting : undefined;
+    if (!line || awaited?.command.type !== 'take_photo') return;
+    clearTimeout(awaited.timer);
+    line.awaiting = undefined;
+    this.run(line, async () => {
+      await this.fail(awaited.command, `the tracker's picture was not kept: ${reason}`);
+      await this.deliverNext(line);
+    });
+  }
+
   /** Fixes this connection carried were stored: the vehicle's speed is known afresh, and a held engine stop may go now. */
   fixesStored(link: CommandLink, fixes: readonly SpeedEvidence[]): void {
     const line = this.lines.get(link.deviceId);
@@ -216,9 +253,17 @@ export class CommandDelivery {
       this.log.debug('tracker answer matched no command awaiting one', { deviceId: line.link.deviceId, answer: answer.text, serial: answer.serial });
       return;
     }
+    const { command } = awaited;
+    if (answer.progress && !answerRefuses(answer.text)) {
+      // Under way (a picture being taken): the answer wait starts over for what completes it.
+      clearTimeout(awaited.timer);
+      awaited.timer = setTimeout(() => this.timedOut(line, command.id), this.settings.answerTimeoutMs);
+      awaited.timer.unref();
+      this.log.debug('command under way', { commandId: command.id, deviceId: command.device_id, answer: answer.text });
+      return;
+    }
     clearTimeout(awaited.timer);
     line.awaiting = undefined;
-    const { command } = awaited;
     const settled = answerRefuses(answer.text)
       ? await failCommand(this.db, command.id, 'the tracker refused the command (see response)', answer.text)
       : await acknowledgeCommand(this.db, command.id, answer.text);

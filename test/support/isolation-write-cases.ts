@@ -18,7 +18,7 @@ export interface IsolationScope {
   /** The ids its paths take. */
   ids: {
     vehicle: string; geofence: string; travel: string; driver: string; webhook: string; delivery: string; command: string; apiKey: string; oauthClient: string;
-    maintenance: string;
+    maintenance: string; media: string;
   };
   /** What no other scope has a namesake of: a vehicle with no travel (and its IMEI), a geofence, a driver's identifier, a webhook URL, a command's idempotency key. */
   only: { van: string; vanImei: string; yard: string; identifier: string; url: string; idempotencyKey: string };

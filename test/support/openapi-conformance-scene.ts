@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { PERMISSIONS, type Permission } from '../../domain/access/permissions.ts';
 import { acknowledgeCommand, failCommand, markCommandSent, queueCommand, type NewCommand } from '../../db/commands.ts';
 import { recordAudit } from '../../db/audit-log.ts';
 import { recordDeviceAddress } from '../../db/addresses.ts';
 import { insertOauthClient } from '../../db/oauth-clients.ts';
+import { storeMedia } from '../../db/media.ts';
 import { TravelStatus, type Device } from '../../db/schema.ts';
 import { recordCrossingsThroughEngine } from './engine-crossings.ts';
 import { square } from '../../simulators/fleet-records.ts';
@@ -26,6 +28,8 @@ export interface ConformanceScene {
   drivers: { rated: number; assigned: number; free: number; toUnassign: number; toDelete: number };
   /** Command ids of the detailed vehicle: answered, failed, sent and awaiting its answer, queued to cancel. */
   commands: { acknowledged: string; failed: string; sent: string; toCancel: string };
+  /** A picture from the detailed vehicle's tracker, answering its acknowledged command; its bytes and SHA-256. */
+  media: { id: string; bytes: Buffer; sha256: string };
   /** A key and an OAuth client of the scene's user, to revoke. */
   credentials: { keyToRevoke: number; clientToRevoke: number };
   /** Maintenance item ids: one on the detailed vehicle with a service, one on a vehicle with no reading, one to delete. */
@@ -217,6 +221,13 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const sent = await command();
   await markCommandSent(db, sent);
   const commands = { acknowledged, failed, sent, toCancel: await command() };
+  const pictureBytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x53, 0x43, 0xff, 0xd9]);
+  const pictureSha = createHash('sha256').update(pictureBytes).digest('hex');
+  const picture = await storeMedia(db, {
+    deviceId: detailedId, takenAt: new Date(now - 60_000), contentType: 'image/jpeg', fileName: 'camera_picture.jpg', sha256: pictureSha,
+    protocol: 'meitrack', commandId: null, bytes: pictureBytes,
+  });
+  const media = { id: picture.media.id, bytes: pictureBytes, sha256: pictureSha };
 
   const keyToRevoke = (await t.fixtures.key(user.id, { permissions: ['devices:read'] })).id;
   const client = await insertOauthClient(db, { clientId: `fcc_scene_${account.id}`, secretHash: 'x', userId: user.id, mode: 'live', name: 'scene', scopes: ['devices:read'], expiresAt: null });
@@ -225,5 +236,5 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   });
   const credentials = { keyToRevoke, clientToRevoke: client.id };
 
-  return { maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  return { media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }

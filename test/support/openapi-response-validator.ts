@@ -19,6 +19,8 @@ const OPENAPI_FORMATS = {
   float: { type: 'number', validate: () => true },
   double: { type: 'number', validate: () => true },
   password: { type: 'string', validate: () => true },
+  // A file's bytes (GET /media/{id}): any content; the answer's type and length are checked by the cases.
+  binary: { type: 'string', validate: () => true },
 } as const;
 
 /** A JSON pointer segment as it must appear in a URI fragment: `/travels/{id}` → `~1travels~1%7Bid%7D`. */
