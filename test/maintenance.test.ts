@@ -109,10 +109,13 @@ describe('an oil change every 10,000 km on a tracker that reports its own odomet
     // The same fix resent (the tracker missed our ACK), the job run again, twice at once, and with its
     // record of what it logged lost: the dedupe key still holds it to one.
     await tracker.report(fixes[1]!);
+    // A late fix from before the crossing, with the odometer then: the vehicle's reading is its newest fix's.
+    await tracker.report({ ...fixes[1]!, time: new Date(fixes[1]!.time.getTime() - 30_000), odometer: 119_995_000 });
     await database.db.updateTable('maintenance_items').set({ due_logged: null }).where('id', '=', itemId).execute();
     await Promise.all([checkMaintenance(database.db), checkMaintenance(database.db), checkMaintenance(database.db)]);
     await checksPass();
     expect((await maintenanceEvents(imei)).map((e) => e.type)).toEqual(['vehicle.maintenance.due']);
+    expect((await ok(`/maintenance/${itemId}`)).data).toMatchObject({ current: 120_004.2, status: 'due' });
   }, 60_000);
 
   it('logs one vehicle.maintenance.overdue past the tolerance', async () => {
