@@ -1,7 +1,7 @@
 import type { EngineFix } from '../engine-step/engine-state.ts';
-import { fixPosition, harshDrivingEvent, idleEndEvent, idleStartEvent, type EventPosition, type NewEvent } from '../events/event-payloads.ts';
+import { harshDrivingEvent, idleEndEvent, idleStartEvent, type EventPosition, type NewEvent } from '../events/event-payloads.ts';
 import { DEFAULT_HARSH_SETTINGS, detectHarshDriving, harshState, type HarshEvent, type HarshSettings, type HarshState } from './harsh-driving.ts';
-import { DEFAULT_IDLE_MIN_S, detectIdling, idleState, type IdleDecision, type IdlePoint, type IdleState } from './idling.ts';
+import { DEFAULT_IDLE_MIN_S, detectIdling, idleState, type IdleDecision, type IdleState } from './idling.ts';
 
 /** The driving-behaviour settings (docs/configuration.md, "Driving behaviour"). */
 export interface DrivingSettings {
@@ -27,7 +27,7 @@ export interface DrivingOutcome {
 const harshEvents: HarshEvent[] = [];
 const idleDecisions: IdleDecision[] = [];
 
-const pointPosition = (p: IdlePoint): EventPosition => ({ lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: new Date(p.t) });
+const pointPosition = (p: { t: number; lat: number; lng: number; speedKmh: number | null; heading: number | null }): EventPosition => ({ lat: p.lat, lng: p.lng, speedKmh: p.speedKmh, heading: p.heading, fixTime: new Date(p.t) });
 
 /**
  * One device's new fixes (after its cursor, in fix-time order) through the harsh-driving and idling
@@ -47,7 +47,7 @@ export function evaluateDriving(
   const harsh = detectHarshDriving(harshState(stored?.harsh), settings.harsh, fixes, harshEvents);
   for (const h of harshEvents) {
     harshAt[h.fix] = harshAt[h.fix]! + 1;
-    events.push(harshDrivingEvent(deviceId, h, fixPosition(fixes[h.fix]!)));
+    events.push(harshDrivingEvent(deviceId, h, pointPosition(h.at)));
   }
   idleDecisions.length = 0;
   const idle = detectIdling(idleState(stored?.idle), { minS: settings.idleMinS, movingSpeedKmh: moving.movingSpeedKmh, maxGapS: moving.maxGapS }, fixes, idleDecisions);

@@ -10,6 +10,10 @@
  *   round) per second, when both fixes are at least `corneringMinSpeedKmh` fast and report a heading:
  *   ≥ `corneringMs2` is harsh cornering.
  * Either figure above `MAX_PLAUSIBLE_MS2` is a glitch (a speed or heading spike), not driving: ignored.
+ * A harsh acceleration or braking waits for the next usable fix: when the speed goes straight back
+ * (the next interval is harsh the other way: 30 → 15 → 30 km/h in two seconds) it was one bad speed,
+ * and neither counts; otherwise it is decided, with its own time and place. A tracker alarm of the same
+ * kind, or a gap past `maxGapS`, decides it at once.
  *
  * A tracker's own harsh alarm (HARSH_ALARM_KINDS) counts as well, whatever its fix's validity. One
  * manoeuvre is one event: a computed or tracker event of a kind that starts within `sameEventS` of the
@@ -62,25 +66,46 @@ export const DEFAULT_HARSH_SETTINGS: HarshSettings = {
   sameEventS: 5,
 };
 
+/** Where and when a harsh event happened: its fix. */
+export interface HarshPoint {
+  t: number;
+  lat: number;
+  lng: number;
+  speedKmh: number | null;
+  heading: number | null;
+}
+
+/** A computed acceleration or braking waiting for the next usable fix (see detectHarshDriving). */
+type PendingHarsh = Omit<HarshEvent, 'fix'>;
+
 /** What the detector remembers between evaluations: plain JSON, stored with the engine cursor. */
 export interface HarshState {
   /** The previous usable fix: time (ms), speed, heading. */
   prev: { t: number; speedKmh: number; heading: number | null } | null;
   /** Per kind, when its last manoeuvre (counted or continued) ended, ms. */
   lastEnd: Record<HarshKind, number | null>;
+  /** An acceleration or braking not yet decided; absent in states stored before it was kept. */
+  pending?: PendingHarsh | null;
+  /**
+   * The kind of the interval that ended at `prev`, if harsh acceleration or braking, and the end of
+   * that kind's last manoeuvre before it: a spike undoes it.
+   */
+  lastInterval?: { kind: HarshKind; lastEndBefore: number | null } | null;
 }
 
-export const EMPTY_HARSH_STATE: HarshState = { prev: null, lastEnd: { acceleration: null, braking: null, cornering: null } };
+export const EMPTY_HARSH_STATE: HarshState = { prev: null, lastEnd: { acceleration: null, braking: null, cornering: null }, pending: null, lastInterval: null };
 
 export function harshState(stored: unknown): HarshState {
   const s = stored as Partial<HarshState> | null | undefined;
-  if (!s || typeof s !== 'object' || !s.lastEnd) return { prev: null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd } };
-  return { prev: s.prev ?? null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd, ...s.lastEnd } };
+  if (!s || typeof s !== 'object' || !s.lastEnd) return { ...EMPTY_HARSH_STATE, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd } };
+  return { prev: s.prev ?? null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd, ...s.lastEnd }, pending: s.pending ?? null, lastInterval: s.lastInterval ?? null };
 }
 
 export interface HarshFix {
   fixTime: Date;
   valid: boolean;
+  latitude: number;
+  longitude: number;
   speedKmh: number | null;
   heading: number | null;
   alarm: string | null;
@@ -88,8 +113,10 @@ export interface HarshFix {
 
 export interface HarshEvent {
   kind: HarshKind;
-  /** Index of the fix that showed it. */
+  /** Index of the fix it happened at, or (decided in a later batch than it happened) 0: where it counts for the trip. */
   fix: number;
+  /** The fix it happened at. */
+  at: HarshPoint;
   source: 'computed' | 'tracker';
   /** The tracker's alarm name (source tracker). */
   alarm: string | null;
@@ -119,6 +146,10 @@ export function detectHarshDriving(prior: HarshState, settings: HarshSettings, f
   let prevSpeed = prior.prev?.speedKmh ?? 0;
   let prevHeading = prior.prev?.heading ?? null;
   const lastEnd = { ...prior.lastEnd };
+  let pending = prior.pending ?? null;
+  let lastInterval = prior.lastInterval ?? null;
+  /** Index of the pending event's fix in this batch; −1: an earlier batch's. */
+  let pendingFix = -1;
   const sameMs = settings.sameEventS * 1000;
   const maxGapMs = settings.maxGapS * 1000;
 
@@ -129,13 +160,21 @@ export function detectHarshDriving(prior: HarshState, settings: HarshSettings, f
     return last === null || start - last > sameMs;
   };
 
+  const decidePending = () => {
+    out.push({ ...pending!, fix: pendingFix >= 0 ? pendingFix : 0 });
+    pending = null;
+  };
+  const point = (f: HarshFix, t: number): HarshPoint => ({ t, lat: f.latitude, lng: f.longitude, speedKmh: f.speedKmh, heading: f.heading });
+
   for (let i = 0; i < fixes.length; i++) {
     const f = fixes[i]!;
     const t = f.fixTime.getTime();
     const alarmKind = harshKindOfAlarm(f.alarm);
+    // The tracker felt what the speeds show: no spike.
+    if (pending !== null && alarmKind === pending.kind) decidePending();
     if (alarmKind !== undefined && isNew(alarmKind, t, t)) {
       out.push({
-        kind: alarmKind, fix: i, source: 'tracker', alarm: f.alarm, accelerationMs2: null,
+        kind: alarmKind, fix: i, at: point(f, t), source: 'tracker', alarm: f.alarm, accelerationMs2: null,
         speedBeforeKmh: null, speedAfterKmh: null, headingChangeDeg: null, intervalS: null,
       });
     }
@@ -143,16 +182,28 @@ export function detectHarshDriving(prior: HarshState, settings: HarshSettings, f
     const speed = f.speedKmh;
     // NaN (no previous fix) fails both comparisons.
     if (t - prevT < MIN_INTERVAL_S * 1000) continue;
-    if (t - prevT <= maxGapMs) {
+    if (!(t - prevT <= maxGapMs)) {
+      if (pending !== null) decidePending();
+      lastInterval = null;
+    } else {
       const dt = (t - prevT) / 1000;
       const a = ((speed - prevSpeed) * KMH_TO_MS) / dt;
-      if (Math.abs(a) <= MAX_PLAUSIBLE_MS2) {
-        const kind: HarshKind | null = a >= settings.accelerationMs2 - EPSILON ? 'acceleration' : -a >= settings.brakingMs2 - EPSILON ? 'braking' : null;
+      const kind: HarshKind | null = Math.abs(a) > MAX_PLAUSIBLE_MS2 ? null
+        : a >= settings.accelerationMs2 - EPSILON ? 'acceleration' : -a >= settings.brakingMs2 - EPSILON ? 'braking' : null;
+      if (lastInterval !== null && kind !== null && kind !== lastInterval.kind) {
+        // Straight back: one bad speed. Neither interval counts, and the manoeuvre never was.
+        lastEnd[lastInterval.kind] = lastInterval.lastEndBefore;
+        pending = null;
+        lastInterval = null;
+      } else {
+        if (pending !== null) decidePending();
+        lastInterval = kind === null ? null : { kind, lastEndBefore: lastEnd[kind] };
         if (kind !== null && isNew(kind, prevT, t)) {
-          out.push({
-            kind, fix: i, source: 'computed', alarm: null, accelerationMs2: Math.abs(a),
+          pending = {
+            kind, at: point(f, t), source: 'computed', alarm: null, accelerationMs2: Math.abs(a),
             speedBeforeKmh: prevSpeed, speedAfterKmh: speed, headingChangeDeg: null, intervalS: dt,
-          });
+          };
+          pendingFix = i;
         }
       }
       const minSpeed = settings.corneringMinSpeedKmh;
@@ -162,7 +213,7 @@ export function detectHarshDriving(prior: HarshState, settings: HarshSettings, f
         const lateral = (((speed + prevSpeed) / 2) * KMH_TO_MS * Math.abs(turn) * DEG_TO_RAD) / dt;
         if (lateral >= settings.corneringMs2 - EPSILON && lateral <= MAX_PLAUSIBLE_MS2 && isNew('cornering', prevT, t)) {
           out.push({
-            kind: 'cornering', fix: i, source: 'computed', alarm: null, accelerationMs2: lateral,
+            kind: 'cornering', fix: i, at: point(f, t), source: 'computed', alarm: null, accelerationMs2: lateral,
             speedBeforeKmh: prevSpeed, speedAfterKmh: speed, headingChangeDeg: turn, intervalS: dt,
           });
         }
@@ -172,5 +223,5 @@ export function detectHarshDriving(prior: HarshState, settings: HarshSettings, f
     prevSpeed = speed;
     prevHeading = f.heading;
   }
-  return { prev: Number.isNaN(prevT) ? null : { t: prevT, speedKmh: prevSpeed, heading: prevHeading }, lastEnd };
+  return { prev: Number.isNaN(prevT) ? null : { t: prevT, speedKmh: prevSpeed, heading: prevHeading }, lastEnd, pending, lastInterval };
 }

@@ -249,6 +249,9 @@ export function segmentTrips(
     const trip = state.trip;
     if (trip) {
       if (trip.driverId === null) trip.driverId = driverAt(i);
+      // A harsh event belongs to the trip it happened in, even at a fix that turns out to be the halt after it.
+      trip.harshEvents += interval.harshEvents;
+      interval.harshEvents = 0;
       if (trip.still) {
         addTotals(trip.still, interval);
         if (moving) {
