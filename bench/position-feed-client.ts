@@ -2,14 +2,16 @@ import { EventSource } from 'eventsource';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { summarise } from '../simulators/latency-stats.ts';
 
 /**
  * The integrator's side of `bench events`' vehicle.position run, in a process of its own so its
  * parsing does not share the server's event loop: a webhook receiver that verifies every request with
  * the standardwebhooks package, and an EventSource on `GET /events/stream?types=vehicle.position`.
- * argv = streamUrl key webhookSecret. Prints `{"port": N}` once listening and streaming; on SIGTERM,
- * one JSON line: positions received by each (unique, duplicates), bad signatures, and each unique
- * position's delay from its receivedAt (the server's receive time) to its arrival, as [receivedAt, delay] pairs.
+ * argv = streamUrl key webhookSecret. Prints `{"port": N}` once listening and streaming; when its
+ * stdin ends, after a line with a time in ms, one JSON line: positions received by each (unique,
+ * duplicates), bad signatures, and the delay p50 / p99 from a position's receivedAt (the server's
+ * receive time) to its arrival here, of the positions received by the server from that time on.
  */
 const [streamUrl, key, secret] = process.argv.slice(2) as [string, string, string];
 const webhook = new Webhook(secret);
@@ -59,12 +61,16 @@ await new Promise<void>((resolve, reject) => {
 });
 process.stdout.write(`${JSON.stringify({ port: (receiver.address() as AddressInfo).port })}\n`);
 
-process.once('SIGTERM', () => {
+let input = '';
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => (input += chunk));
+process.stdin.once('end', () => {
   source.close();
-  const delays = (seen: Map<string, [number, number]>) => [...seen.values()];
-  process.stdout.write(`${JSON.stringify({
+  const from = Number(input.trim());
+  const delays = (seen: Map<string, [number, number]>) => summarise([...seen.values()].filter(([at]) => at >= from).map(([, delay]) => delay));
+  const [hookDelay, streamDelay] = [delays(hook), delays(stream)];
+  const summary = {
     requests, badSignatures, hookDuplicates, streamDuplicates, hookUnique: hook.size, streamUnique: stream.size,
-    hookDelays: delays(hook), streamDelays: delays(stream),
-  })}\n`);
-  process.exit(0);
+    hookP50: hookDelay.p50, hookP99: hookDelay.p99, streamP50: streamDelay.p50, streamP99: streamDelay.p99,
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`, () => process.exit(0));
 });

@@ -16,7 +16,6 @@ import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import { LocalPositionFeed } from '../ingest/position-feed/local-position-feed.ts';
 import { RedisPositionFeed } from '../ingest/position-feed/redis-position-feed.ts';
 import { silentLogger } from '../runtime/logger.ts';
-import { summarise } from '../simulators/latency-stats.ts';
 import { startBenchPipeline } from './bench-pipeline.ts';
 import { runTrackerLoad, type TrackerLoad } from './tracker-load.ts';
 
@@ -26,8 +25,10 @@ export interface PositionFeedRow {
   ackP99Ms: number;
   stored: number;
   webhookReceived: number;
+  webhookP50Ms: number;
   webhookP99Ms: number;
   streamReceived: number;
+  streamP50Ms: number;
   streamP99Ms: number;
   duplicates: number;
   badSignatures: number;
@@ -54,7 +55,7 @@ export async function positionFeedRun(
   const { db } = handle;
   try {
     let accept: ((fixes: Parameters<typeof feedFix>[0][]) => void) | undefined;
-    let client: { port: number; finish(): Promise<any> } | undefined;
+    let client: { port: number; finish(steadyFrom: number): Promise<any> } | undefined;
     let sender: PositionWebhookSender | undefined;
     if (withFeed) {
       let ingestSide: PositionFeed;
@@ -114,18 +115,17 @@ export async function positionFeedRun(
     `.execute(db);
     const row: PositionFeedRow = {
       feed: withFeed ? 'webhook + stream' : 'none', positionsPerSec: Math.round(result.ackedPerSec), ackP99Ms: Math.round(result.p99), stored: count!.n,
-      webhookReceived: 0, webhookP99Ms: 0, streamReceived: 0, streamP99Ms: 0, duplicates: 0, badSignatures: 0, requests: 0,
+      webhookReceived: 0, webhookP50Ms: 0, webhookP99Ms: 0, streamReceived: 0, streamP50Ms: 0, streamP99Ms: 0, duplicates: 0, badSignatures: 0, requests: 0,
     };
     if (client && sender) {
       // Until the webhook's lane is empty (a minute at most), then a moment for the stream's last messages.
       const hookId = (await db.selectFrom('webhooks').select('id').where('account_id', '=', tenant.accountId).executeTakeFirstOrThrow()).id;
       for (const deadline = Date.now() + 60_000; Date.now() < deadline && sender.waiting(hookId) > 0;) await new Promise((r) => setTimeout(r, 100));
       await new Promise((r) => setTimeout(r, 1_000));
-      const got = await client.finish();
-      const steady = (pairs: Array<[number, number]>) => summarise(pairs.filter(([at]) => at >= startedAt + load.warmupMs).map(([, delay]) => delay));
+      const got = await client.finish(startedAt + load.warmupMs);
       Object.assign(row, {
-        webhookReceived: got.hookUnique, webhookP99Ms: Math.round(steady(got.hookDelays).p99),
-        streamReceived: got.streamUnique, streamP99Ms: Math.round(steady(got.streamDelays).p99),
+        webhookReceived: got.hookUnique, webhookP50Ms: Math.round(got.hookP50), webhookP99Ms: Math.round(got.hookP99),
+        streamReceived: got.streamUnique, streamP50Ms: Math.round(got.streamP50), streamP99Ms: Math.round(got.streamP99),
         duplicates: got.hookDuplicates + got.streamDuplicates, badSignatures: got.badSignatures, requests: got.requests,
       });
     }
@@ -135,9 +135,9 @@ export async function positionFeedRun(
   }
 }
 
-async function startClient(streamUrl: string, key: string, secret: string): Promise<{ port: number; finish(): Promise<any> }> {
+async function startClient(streamUrl: string, key: string, secret: string): Promise<{ port: number; finish(steadyFrom: number): Promise<any> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'position-feed-client.ts'), streamUrl, key, secret], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const first = await lines.next();
@@ -145,8 +145,8 @@ async function startClient(streamUrl: string, key: string, secret: string): Prom
   const { port } = JSON.parse(first.value) as { port: number };
   return {
     port,
-    async finish() {
-      child.kill('SIGTERM');
+    async finish(steadyFrom: number) {
+      child.stdin!.end(`${steadyFrom}\n`);
       const last = await lines.next();
       if (last.done) throw new Error('the position feed client exited without its counts');
       return JSON.parse(last.value);

@@ -79,7 +79,7 @@ beforeAll(async () => {
   delivery = await startWebhookDelivery(database, queues, silentLogger, {
     timeoutMs: 5_000, allowPrivate: true, concurrency: 4, perWebhookInFlight: 2, maxConsecutiveFailures: 50, retryDelaysMs: [200], fanOutPollMs: 50, sweepMs: 500,
   });
-  sender = new PositionWebhookSender(database.db, silentLogger, { timeoutMs: 5_000, allowPrivate: true, batchSize: 4, maxQueued: 10_000, refreshMs: 60_000 });
+  sender = new PositionWebhookSender(database.db, silentLogger, { timeoutMs: 5_000, allowPrivate: true, batchSize: 4, inFlight: 2, maxQueued: 10_000, refreshMs: 60_000 });
   await sender.start();
   ingest = await startIngest(database, silentLogger, {
     host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,

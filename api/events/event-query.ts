@@ -12,7 +12,7 @@ import { parseIsoLocal } from '../time/zoned-time.ts';
 /** The filters `GET /events` and its stream share. */
 export const eventFilterQuery = {
   types: z.string().optional().openapi({
-    description: 'Comma-separated event types; a trailing * matches a family (vehicle.geofence.*). Omitted: every type.',
+    description: 'Comma-separated event types; a trailing * matches a family (vehicle.geofence.*). Omitted: every type except vehicle.position, which the stream sends (every stored fix, no id: line) only when named.',
     example: 'vehicle.geofence.*,vehicle.panic',
   }),
   deviceIds: z.string().optional().openapi({ description: 'Comma-separated IMEIs; omitted = every visible vehicle (and events without one)' }),

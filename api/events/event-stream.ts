@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.ts';
 import { visibleDevicesByImei } from '../../db/devices.ts';
 import { eventPage, type EventFilter, type LoggedEvent } from '../../db/event-log.ts';
 import { feedVehicles } from '../../db/position-feed-subscribers.ts';
-import { eventPayload, type EventPayload } from '../../domain/events/event-payloads.ts';
-import { inFixTimeOrder, positionMessage, type FeedVehicle, type PositionFeed } from '../../domain/events/position-feed.ts';
+import { eventPayload } from '../../domain/events/event-payloads.ts';
+import { inFixTimeOrder, positionMessage, type FeedFix, type FeedVehicle, type PositionFeed } from '../../domain/events/position-feed.ts';
 import { matchesEventType } from '../../domain/events/event-catalog.ts';
 import type { EventFeed } from './event-feed.ts';
 
@@ -28,6 +28,15 @@ export interface EventStreamSettings {
 const CLOSE_GRACE_MS = 2_000;
 
 const BACKLOG_PAGE = 500;
+
+/** Positions waiting for a client that does not read (10 s at 10,000 a second, ~200 bytes each); past this the stream is closed. */
+export const MAX_QUEUED_POSITIONS = 100_000;
+
+/** A `vehicle.position` waiting to be sent, its message built only when it is. */
+interface QueuedPosition {
+  vehicle: FeedVehicle;
+  fix: FeedFix;
+}
 
 /**
  * One open stream: the events after `resumeAfter` from the database (the backlog), then the feed's
@@ -53,8 +62,12 @@ export async function runEventStream(
   /** Why the server closes the stream, written as its last line. */
   let closing: string | undefined;
   let grace: NodeJS.Timeout | undefined;
-  /** Logged events, and `vehicle.position` messages (no log id) between them in the order they came. */
-  const queue: Array<LoggedEvent | EventPayload> = [];
+  /**
+   * Logged events, and `vehicle.position` messages between them in the order they came. A position has
+   * no log id: it is sent with no `id:` line, so the client's Last-Event-ID stays the last logged event's.
+   */
+  const queue: Array<LoggedEvent | QueuedPosition> = [];
+  let queuedPositions = 0;
   let wake: (() => void) | undefined;
   const nudge = () => {
     wake?.();
@@ -108,15 +121,16 @@ export async function runEventStream(
           if (!vehicle) continue;
           if (filter.deviceIds && !filter.deviceIds.includes(f.deviceId)) continue;
           if ((filter.from && f.fixTime < filter.from.getTime()) || (filter.to && f.fixTime > filter.to.getTime())) continue;
-          queue.push(positionMessage(vehicle, f));
+          queue.push({ vehicle, fix: f });
+          queuedPositions++;
         }
-        if (queue.length > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID and read missed positions from the position history`);
+        if (queuedPositions > MAX_QUEUED_POSITIONS) stop(`more than ${MAX_QUEUED_POSITIONS} positions waited for this client; reconnect, and read missed positions from the position history`);
         nudge();
       })
     : () => undefined;
   const subscription = feed.subscribe((events) => {
     for (const e of events) if (matches(e)) queue.push(e);
-    if (queue.length > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID`);
+    if (queue.length - queuedPositions > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID`);
     nudge();
   }, () => stop('the server is stopping; reconnect with Last-Event-ID'));
   const heartbeat = setInterval(() => {
@@ -127,9 +141,7 @@ export async function runEventStream(
     if (wantsPositions) feedVehicles(db, scope).then((found) => (vehicles = found), () => undefined);
   }, settings.visibilityRefreshMs);
 
-  const send = async (e: LoggedEvent | EventPayload) => {
-    // A position has no log id: no `id:` line, so the client's Last-Event-ID stays the last logged event's.
-    if (!('occurredAt' in e)) return stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
+  const send = async (e: LoggedEvent) => {
     const id = BigInt(e.id);
     if (id <= lastSent) return;
     lastSent = id;
@@ -148,7 +160,23 @@ export async function runEventStream(
       after = page[BACKLOG_PAGE - 1]!.id;
     }
     while (!finished) {
-      while (queue.length > 0 && !finished) await send(queue.shift()!);
+      while (queue.length > 0 && !finished) {
+        // Everything waiting at once; a run of positions goes out as one write (thousands a second).
+        let positions = '';
+        const taken = queue.splice(0, queue.length);
+        queuedPositions = 0;
+        for (const e of taken) {
+          if (finished) break;
+          if ('occurredAt' in e) {
+            if (positions) await stream.write(positions);
+            positions = '';
+            await send(e);
+          } else {
+            positions += `event: vehicle.position\ndata: ${JSON.stringify(positionMessage(e.vehicle, e.fix))}\n\n`;
+          }
+        }
+        if (positions && !finished) await stream.write(positions);
+      }
       if (finished) break;
       await new Promise<void>((resolve) => (wake = resolve));
     }

@@ -42,7 +42,7 @@ const deliveryId = z
   .openapi({ param: { name: 'deliveryId', in: 'path' }, example: '1042' });
 
 const patternsField = z.array(z.string().max(100)).min(1).max(MAX_PATTERNS).openapi({
-  description: 'Event types to receive; a trailing * takes a family (vehicle.geofence.*), * alone takes every type',
+  description: 'Event types to receive; a trailing * takes a family (vehicle.geofence.*), * alone takes every type except vehicle.position, which is sent (in batches) only to a webhook that names it',
   example: ['vehicle.geofence.*', 'vehicle.panic'],
 });
 

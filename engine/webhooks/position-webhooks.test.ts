@@ -56,8 +56,8 @@ function hook(url: string, devices: number[], id = 1): PositionWebhook {
   return { id, accountId: 1, url, secrets: [secret], vehicles: new Map(devices.map((d) => [d, vehicle(`35000000000000${d}`)])) };
 }
 
-const newSender = (settings: Partial<{ batchSize: number; maxQueued: number }> = {}) =>
-  new PositionWebhookSender(undefined as unknown as Db, silentLogger, { timeoutMs: 5_000, allowPrivate: true, batchSize: 100, maxQueued: 10_000, refreshMs: 60_000, ...settings });
+const newSender = (settings: Partial<{ batchSize: number; inFlight: number; maxQueued: number }> = {}) =>
+  new PositionWebhookSender(undefined as unknown as Db, silentLogger, { timeoutMs: 5_000, allowPrivate: true, batchSize: 100, inFlight: 1, maxQueued: 10_000, refreshMs: 60_000, ...settings });
 
 async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -68,9 +68,9 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
 }
 
 describe('position webhooks', () => {
-  it('batch up to batchSize positions under one signature, one request at a time, each vehicle in fix-time order, only its vehicles', async () => {
+  it('batch up to batchSize positions under one signature, inFlight requests at a time, each vehicle in fix-time order, only its vehicles', async () => {
     const r = await receiver(() => 204, 20);
-    sender = newSender({ batchSize: 100 });
+    sender = newSender({ batchSize: 100, inFlight: 2 });
     sender.use([hook(r.url, [1, 2])]);
     // 1,000 fixes of three devices in batches of 50, each batch in reverse fix time; device 3 is not the webhook's.
     for (let b = 0; b < 20; b++) {

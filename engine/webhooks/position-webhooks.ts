@@ -12,6 +12,8 @@ export interface PositionWebhookSettings {
   allowPrivate: boolean;
   /** Positions in one request at most (one signature for all of them). */
   batchSize: number;
+  /** Requests in flight to one webhook at most; a vehicle's positions always go through the same one. */
+  inFlight: number;
   /** Positions waiting for one webhook at most; past it the oldest are dropped. */
   maxQueued: number;
   /** How often the subscribed webhooks and their vehicles are read again. */
@@ -19,13 +21,18 @@ export interface PositionWebhookSettings {
 }
 
 /** The batch size, queue bound and refresh the server uses (decision 0022). */
-export const POSITION_WEBHOOK_DEFAULTS = { batchSize: 500, maxQueued: 50_000, refreshMs: 5_000 } as const;
+export const POSITION_WEBHOOK_DEFAULTS = { batchSize: 1000, inFlight: 4, maxQueued: 50_000, refreshMs: 5_000 } as const;
 
 /** Waits between attempts of a batch its receiver did not take: quick at first, then every 30 s. */
 export const POSITION_RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 
 interface Lane {
   hook: PositionWebhook;
+  /** One request in flight each; a vehicle always in the same one (device id modulo their number), so its order holds. */
+  slots: Slot[];
+}
+
+interface Slot {
   queue: BoundedQueue<EventPayload>;
   /** The batch sent or to be sent again, with its webhook-id (the same on every attempt). */
   pending: { id: string; messages: EventPayload[] } | undefined;
@@ -44,9 +51,10 @@ export interface PositionWebhookCounts {
 
 /**
  * Sends `vehicle.position` to the webhooks that name it, from the process that stored the fixes: each
- * webhook has a lane, a bounded queue of its positions (only its owner's vehicles, of its mode), and
- * one request in flight at a time carrying up to `batchSize` of them under one Standard Webhooks
- * signature, so its receiver gets each vehicle's positions in the order they were stored. A request
+ * webhook has a lane of its positions (only its owner's vehicles, of its mode) split into `inFlight`
+ * slots by vehicle, each a bounded queue with one request in flight carrying up to `batchSize`
+ * positions under one Standard Webhooks signature, so its receiver gets each vehicle's positions in
+ * the order they were stored. A request
  * that fails is sent again (same webhook-id and body) after POSITION_RETRY_DELAYS_MS while positions
  * keep queuing behind it; past `maxQueued` the oldest queued are dropped. Nothing is written to the
  * database per position: the guarantee is at least once while queued in this process, and best
@@ -77,16 +85,18 @@ export class PositionWebhookSender {
     const ordered = inFixTimeOrder(fixes);
     for (const lane of this.lanes.values()) {
       const { vehicles } = lane.hook;
-      const messages: EventPayload[] = [];
+      const messages: EventPayload[][] = lane.slots.map(() => []);
       for (const f of ordered) {
         const vehicle = vehicles.get(f.deviceId);
-        if (vehicle) messages.push(positionMessage(vehicle, f));
+        if (vehicle) messages[f.deviceId % lane.slots.length]!.push(positionMessage(vehicle, f));
       }
-      if (messages.length === 0) continue;
-      const before = lane.queue.dropped;
-      lane.queue.push(messages);
-      this.dropped(lane, lane.queue.dropped - before);
-      this.pump(lane);
+      lane.slots.forEach((slot, i) => {
+        if (messages[i]!.length === 0) return;
+        const before = slot.queue.dropped;
+        slot.queue.push(messages[i]!);
+        this.dropped(lane, slot.queue.dropped - before);
+        this.pump(lane, slot);
+      });
     }
   }
 
@@ -115,14 +125,20 @@ export class PositionWebhookSender {
         lane.hook = hook;
         next.set(hook.id, lane);
       } else {
-        next.set(hook.id, { hook, queue: new BoundedQueue(this.settings.maxQueued), pending: undefined, sending: false, failures: 0, retry: undefined });
+        const { inFlight, maxQueued } = this.settings;
+        const slots = Array.from({ length: inFlight }, (): Slot => ({
+          queue: new BoundedQueue(Math.ceil(maxQueued / inFlight)), pending: undefined, sending: false, failures: 0, retry: undefined,
+        }));
+        next.set(hook.id, { hook, slots });
       }
     }
     for (const [id, lane] of this.lanes) {
       if (next.has(id)) continue;
-      clearTimeout(lane.retry);
-      lane.queue.clear();
-      lane.pending = undefined;
+      for (const slot of lane.slots) {
+        clearTimeout(slot.retry);
+        slot.queue.clear();
+        slot.pending = undefined;
+      }
     }
     this.lanes = next;
   }
@@ -130,7 +146,7 @@ export class PositionWebhookSender {
   /** Positions waiting for a webhook, sent or not yet. */
   waiting(webhookId: number): number {
     const lane = this.lanes.get(webhookId);
-    return lane ? lane.queue.length + (lane.pending?.messages.length ?? 0) : 0;
+    return lane ? lane.slots.reduce((n, slot) => n + slot.queue.length + (slot.pending?.messages.length ?? 0), 0) : 0;
   }
 
   private dropped(lane: Lane, n: number): void {
@@ -139,46 +155,46 @@ export class PositionWebhookSender {
     this.log.warn('positions dropped for a webhook that does not keep up', { webhookId: lane.hook.id, dropped: n, maxQueued: this.settings.maxQueued });
   }
 
-  private pump(lane: Lane): void {
-    if (this.closed || lane.sending || lane.retry || this.lanes.get(lane.hook.id) !== lane) return;
-    lane.pending ??= lane.queue.length > 0 ? { id: `pos_${randomUUID()}`, messages: lane.queue.take(this.settings.batchSize) } : undefined;
-    if (!lane.pending) return;
-    lane.sending = true;
-    void this.send(lane, lane.pending).finally(() => {
-      lane.sending = false;
-      this.pump(lane);
+  private pump(lane: Lane, slot: Slot): void {
+    if (this.closed || slot.sending || slot.retry || this.lanes.get(lane.hook.id) !== lane) return;
+    slot.pending ??= slot.queue.length > 0 ? { id: `pos_${randomUUID()}`, messages: slot.queue.take(this.settings.batchSize) } : undefined;
+    if (!slot.pending) return;
+    slot.sending = true;
+    void this.send(lane, slot, slot.pending).finally(() => {
+      slot.sending = false;
+      this.pump(lane, slot);
     });
   }
 
-  private async send(lane: Lane, batch: { id: string; messages: EventPayload[] }): Promise<void> {
+  private async send(lane: Lane, slot: Slot, batch: { id: string; messages: EventPayload[] }): Promise<void> {
     const body = positionBatchBody(batch.id, new Date(), batch.messages);
     const headers = signWebhook(batch.id, Math.floor(Date.now() / 1000), body, lane.hook.secrets);
     const answer = await postWebhook(lane.hook.url, body, { ...headers }, this.settings);
     this.counts.requests++;
     if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) {
       this.counts.delivered += batch.messages.length;
-      lane.pending = undefined;
-      lane.failures = 0;
+      slot.pending = undefined;
+      slot.failures = 0;
       return;
     }
     this.counts.failedAttempts++;
-    lane.failures++;
-    const waitMs = POSITION_RETRY_DELAYS_MS[Math.min(lane.failures, POSITION_RETRY_DELAYS_MS.length) - 1]!;
-    if (lane.failures === 1 || lane.failures % 20 === 0) {
-      this.log.warn('position webhook request failed; retrying', { webhookId: lane.hook.id, status: answer.status, error: answer.error, attempt: lane.failures, waitMs });
+    slot.failures++;
+    const waitMs = POSITION_RETRY_DELAYS_MS[Math.min(slot.failures, POSITION_RETRY_DELAYS_MS.length) - 1]!;
+    if (slot.failures === 1 || slot.failures % 20 === 0) {
+      this.log.warn('position webhook request failed; retrying', { webhookId: lane.hook.id, status: answer.status, error: answer.error, attempt: slot.failures, waitMs });
     }
     if (this.closed) return;
-    lane.retry = setTimeout(() => {
-      lane.retry = undefined;
-      this.pump(lane);
+    slot.retry = setTimeout(() => {
+      slot.retry = undefined;
+      this.pump(lane, slot);
     }, waitMs);
-    lane.retry.unref();
+    slot.retry.unref();
   }
 
   /** Stops sending: what is queued or being retried is dropped (the feed is not kept across restarts). */
   close(): void {
     this.closed = true;
     clearInterval(this.refresher);
-    for (const lane of this.lanes.values()) clearTimeout(lane.retry);
+    for (const lane of this.lanes.values()) for (const slot of lane.slots) clearTimeout(slot.retry);
   }
 }
