@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMaintenance } from '../engine/workers/check-maintenance.ts';
 import { addDays, utcDate } from '../domain/maintenance/maintenance-schedule.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
-import { ENGINE_TEST_SETTINGS, startEngineHarness, type EngineHarness } from './support/engine-harness.ts';
+import { startEngine, type RunningEngine } from '../engine/start-engine.ts';
+import type { QueueBackend } from '../engine/queue/job-queue.ts';
+import { silentLogger } from '../runtime/logger.ts';
+import { ENGINE_TEST_SETTINGS, startEngineHarness, testQueues, type EngineHarness } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -75,11 +78,20 @@ describe('an oil change every 10,000 km on a tracker that reports its own odomet
     await evaluatedThrough(deviceId, fix.time);
   };
 
+  // A second engine process on the same database, with its own queue and schedule: both check.
+  let second: { engine: RunningEngine; queues: QueueBackend };
+
   beforeAll(async () => {
     deviceId = (await make.device(accountId, { imei, name: 'Truck 7', protocol: 'teltonika' })).id;
     tracker = await scriptedTracker(harness.ports.teltonika!, imei);
+    const { backend } = testQueues();
+    second = { queues: backend, engine: await startEngine(database, backend, silentLogger, { ...ENGINE_TEST_SETTINGS, maintenanceCheckMs: 150 }) };
   });
-  afterAll(() => tracker?.close());
+  afterAll(async () => {
+    tracker?.close();
+    await second?.engine.close();
+    await second?.queues.close();
+  });
 
   it('is dueSoon below its threshold, and logs nothing there', async () => {
     await reportKm(119_990);
@@ -93,7 +105,7 @@ describe('an oil change every 10,000 km on a tracker that reports its own odomet
     expect(await maintenanceEvents(imei)).toEqual([]);
   }, 60_000);
 
-  it('logs one vehicle.maintenance.due when the tracker\'s odometer crosses it, however often the check runs again', async () => {
+  it('logs one vehicle.maintenance.due when the tracker\'s odometer crosses it, with two engine processes checking, however often they check', async () => {
     await reportKm(120_004.2);
     const [due] = await eventually(() => maintenanceEvents(imei), (events) => expect(events).toHaveLength(1));
     expect(due).toMatchObject({
