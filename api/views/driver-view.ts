@@ -45,7 +45,7 @@ export const DriverDetailSchema = DriverSchema.extend({
       days: z.number().int().openapi({ example: RATING_WINDOW_DAYS }),
       distanceKm: kilometres('Distance driven', 1234.567),
       overspeedMinutes: minutes('Time above the speed limit', 12.5),
-      harshEvents: z.number().int().openapi({ example: 3 }),
+      harshEvents: z.number().int().openapi({ description: 'Harsh accelerations, brakings and cornerings in these trips: worked out from the fixes and the trackers\' own alarms, each manoeuvre once', example: 3 }),
       idleMinutes: minutes('Time with the ignition on and not moving', 95),
     })
     .openapi({ description: 'What the rating was computed from: the driver\'s trips that started in the window' }),
