@@ -213,7 +213,7 @@ describe('drivers from the keys trackers read', () => {
     tracker.close();
     for (let run = 0; run < 2; run++) {
       await sql`
-        UPDATE device_engine_states SET cursor_fix_time = NULL, ignition = NULL, overspeed = false, status = NULL, inside = '{}', pending = '[]', segment = NULL, accumulators = NULL
+        UPDATE device_engine_states SET cursor_fix_time = NULL, ignition = NULL, overspeed = false, status = NULL, inside = '{}', pending = '[]', segment = NULL, accumulators = NULL, driving = NULL
         WHERE device_id IN (${truck.id}, ${van.id})`.execute(database.db);
       const outcome = await evaluateDevices(database.db, harness.engine.catalog, [truck.id, van.id], ENGINE_TEST_SETTINGS);
       expect(outcome.events).toBe(0);

@@ -249,7 +249,7 @@ describe('segmentation is idempotent', () => {
     expect(await rows()).toEqual(first);
 
     // The engine forgets the device and evaluates it again, by two workers at once.
-    await sql`UPDATE device_engine_states SET cursor_fix_time = NULL, segment = NULL, accumulators = NULL, status = NULL, ignition = NULL, inside = '{}', pending = '[]' WHERE device_id = ${van.id}`.execute(database.db);
+    await sql`UPDATE device_engine_states SET cursor_fix_time = NULL, segment = NULL, accumulators = NULL, driving = NULL, status = NULL, ignition = NULL, inside = '{}', pending = '[]' WHERE device_id = ${van.id}`.execute(database.db);
     const settings = { ...ENGINE_TEST_SETTINGS, fixesPerDevice: 37 };
     const drain = async () => {
       for (let i = 0; i < 20; i++) {
