@@ -4,6 +4,8 @@ import type { Logger } from '../../runtime/logger.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
 import { LocalPositionFeed } from './local-position-feed.ts';
 
+const NOBODY_RECHECK_MS = 1_000;
+
 /**
  * The position feed across processes (`--processes N`, `--roles`, several machines): each committed
  * batch is published on one Redis channel per database, and every process's subscription hands it to
@@ -16,6 +18,7 @@ export class RedisPositionFeed implements PositionFeed {
   private readonly notice: ThrottledNotice;
   private subscriber: Redis | undefined;
   private subscribing: Promise<void> | undefined;
+  private nobodyUntil = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -27,9 +30,14 @@ export class RedisPositionFeed implements PositionFeed {
   }
 
   publish(fixes: readonly FeedFix[]): void {
-    if (fixes.length === 0) return;
-    this.redis.publish(this.channel, JSON.stringify(fixes)).catch((error: Error) =>
-      this.notice.warn('publish', 'cannot publish positions to Redis; streams of vehicle.position miss them', { error: error.message }),
+    // While no process listens (no stream has asked for positions), a batch is not even encoded; the
+    // publish that found nobody is tried again a second later.
+    if (fixes.length === 0 || Date.now() < this.nobodyUntil) return;
+    this.redis.publish(this.channel, JSON.stringify(fixes)).then(
+      (receivers) => {
+        if (receivers === 0) this.nobodyUntil = Date.now() + NOBODY_RECHECK_MS;
+      },
+      (error: Error) => this.notice.warn('publish', 'cannot publish positions to Redis; streams of vehicle.position miss them', { error: error.message }),
     );
   }
 
