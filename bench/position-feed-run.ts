@@ -24,6 +24,8 @@ export interface PositionFeedRow {
   positionsPerSec: number;
   ackP99Ms: number;
   stored: number;
+  /** CPU time of this process (ingest, the engine, the API and the feed; and the embedded database) per stored position, µs. */
+  serverCpuUsPerPosition: number;
   webhookReceived: number;
   webhookP50Ms: number;
   webhookP99Ms: number;
@@ -108,13 +110,16 @@ export async function positionFeedRun(
     cleanup.push(() => pipeline.stopEngine());
     const { rows: [clock] } = await sql<{ now: Date }>`SELECT now() AS now`.execute(db);
     const startedAt = Date.now();
+    const cpu = process.cpuUsage();
     const result = await runTrackerLoad(pipeline.trackerPort, load);
     await pipeline.stopIngest();
+    const used = process.cpuUsage(cpu);
     const { rows: [count] } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM positions p JOIN devices d ON d.id = p.device_id WHERE d.account_id = ${tenant.accountId} AND p.server_time >= ${clock!.now}
     `.execute(db);
     const row: PositionFeedRow = {
       feed: withFeed ? 'webhook + stream' : 'none', positionsPerSec: Math.round(result.ackedPerSec), ackP99Ms: Math.round(result.p99), stored: count!.n,
+      serverCpuUsPerPosition: Math.round(((used.user + used.system) / Math.max(1, count!.n)) * 10) / 10,
       webhookReceived: 0, webhookP50Ms: 0, webhookP99Ms: 0, streamReceived: 0, streamP50Ms: 0, streamP99Ms: 0, duplicates: 0, badSignatures: 0, requests: 0,
     };
     if (client && sender) {
