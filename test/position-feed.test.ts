@@ -32,6 +32,8 @@ import { openTestDatabase, type TestDatabase } from './support/test-database.ts'
 const A1 = '356307042448801';
 const A2 = '356307042448802';
 const B1 = '356307042448803';
+/** Account A's user's vehicle in test mode: A's live key and webhooks never see it. */
+const A_TEST = '356307042448804';
 
 let database: TestDatabase;
 let queues: QueueBackend;
@@ -59,6 +61,7 @@ beforeAll(async () => {
   await make.device(a.account.id, { imei: A1, name: 'Feed Van 1', plates: 'FV-1', userIds: [a.user.id] });
   await make.device(a.account.id, { imei: A2, name: 'Feed Van 2', plates: 'FV-2', userIds: [a.user.id] });
   await make.device(b.account.id, { imei: B1, name: 'Other Van', plates: 'OV-1', userIds: [b.user.id] });
+  await make.device(a.account.id, { imei: A_TEST, name: 'Test Van', plates: 'TV-1', mode: 'test', userIds: [a.user.id] });
 
   if (process.env.REDIS_URL) {
     const channel = `fc-test-${process.pid}-${randomBytes(4).toString('hex')}:positions`;
@@ -189,9 +192,10 @@ describe('vehicle.position', () => {
 
     const start = Math.floor(Date.now() / 1000) * 1000 - 600_000;
     const at = (s: number) => new Date(start + s * 1000);
-    const trackers = await Promise.all([A1, A2, B1].map((imei) => scriptedTracker(ingest.listeners[0]!.port, imei)));
+    const trackers = await Promise.all([A1, A2, B1, A_TEST].map((imei) => scriptedTracker(ingest.listeners[0]!.port, imei)));
     try {
-      const [a1, a2, b1] = trackers;
+      const [a1, a2, b1, aTest] = trackers;
+      await aTest!.report({ time: at(1), latitude: 19.6, longitude: -99.3 });
       // A frame whose records are out of fix-time order, then single fixes and another frame, both vans at once.
       await Promise.all([
         a1!.reportAll([at(3), at(1), at(2)].map((time, i) => ({ time, latitude: 19.4 + i / 1000, longitude: -99.1 }))),
@@ -204,6 +208,7 @@ describe('vehicle.position', () => {
       for (const t of trackers) t.close();
     }
 
+    expect(await storedIds([A_TEST])).toHaveLength(1); // stored, and seen by nobody below
     const stored = await storedIds([A1, A2]);
     expect(stored).toHaveLength(3 + 2 + 6 * 2 + 5);
     const hooked = () => (received.get('/a-positions') ?? []).flatMap((r) => r.data.events as any[]);
