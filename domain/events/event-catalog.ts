@@ -54,6 +54,56 @@ export const UNLOGGED_EVENT_TYPES: ReadonlySet<EventType> = new Set(['webhook.te
  */
 export const OPT_IN_EVENT_TYPES: ReadonlySet<EventType> = new Set(['vehicle.position']);
 
+/**
+ * The specification's six webhook categories, and which kinds make each: one place, so the docs'
+ * table (checked by a test) and anything that groups events say the same. Every kind is in exactly
+ * one category but `webhook.test`, a ping that concerns one webhook and no vehicle.
+ */
+export const EVENT_CATEGORIES = ['positions', 'alerts', 'geofences', 'maintenance', 'driving', 'panic'] as const;
+export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+
+export const EVENT_CATEGORY: Record<EventType, EventCategory | null> = {
+  'vehicle.position': 'positions',
+  'vehicle.alarm': 'alerts',
+  'vehicle.status.changed': 'alerts',
+  'vehicle.ignition.on': 'alerts',
+  'vehicle.ignition.off': 'alerts',
+  'vehicle.fuel.refill': 'alerts',
+  'vehicle.fuel.drop': 'alerts',
+  'vehicle.media': 'alerts',
+  'device.online': 'alerts',
+  'device.offline': 'alerts',
+  'command.sent': 'alerts',
+  'command.acknowledged': 'alerts',
+  'command.failed': 'alerts',
+  'command.expired': 'alerts',
+  'command.cancelled': 'alerts',
+  'webhook.disabled': 'alerts',
+  'vehicle.geofence.enter': 'geofences',
+  'vehicle.geofence.exit': 'geofences',
+  'travel.started': 'geofences',
+  'travel.waypoint.arrived': 'geofences',
+  'travel.completed': 'geofences',
+  'travel.cancelled': 'geofences',
+  'travel.delayed': 'geofences',
+  'vehicle.maintenance.due': 'maintenance',
+  'vehicle.maintenance.overdue': 'maintenance',
+  'vehicle.overspeed': 'driving',
+  'vehicle.harsh.acceleration': 'driving',
+  'vehicle.harsh.braking': 'driving',
+  'vehicle.harsh.cornering': 'driving',
+  'vehicle.idle.start': 'driving',
+  'vehicle.idle.end': 'driving',
+  'driver.changed': 'driving',
+  'vehicle.panic': 'panic',
+  'webhook.test': null,
+};
+
+/** The kinds of one category, in the catalog's order. */
+export function eventTypesOfCategory(category: EventCategory): EventType[] {
+  return EVENT_TYPES.filter((t) => EVENT_CATEGORY[t] === category);
+}
+
 export interface EventKindInfo {
   /** When the event happens, for the README and the OpenAPI document. */
   description: string;
