@@ -1,3 +1,5 @@
+import type { HarshManoeuvre } from '../events/event-payloads.ts';
+
 /**
  * Harsh acceleration, braking and cornering from a vehicle's fixes in fix-time order (docs/engine.md,
  * "Driving behaviour"): a pure function of (state, fixes), like the trip segmenter, so a replay decides
@@ -22,7 +24,7 @@
  * At the same fix the tracker's alarm comes first.
  */
 
-export type HarshKind = 'acceleration' | 'braking' | 'cornering';
+export type HarshKind = HarshManoeuvre['kind'];
 
 /** Trackers' alarm names (ingest/protocols decoders) that are a harsh manoeuvre, by kind. */
 export const HARSH_ALARM_KINDS: Readonly<Record<string, HarshKind>> = {
@@ -111,24 +113,12 @@ export interface HarshFix {
   alarm: string | null;
 }
 
-export interface HarshEvent {
-  kind: HarshKind;
+/** A harsh manoeuvre as decided here: what its event shows (HarshManoeuvre), and where it happened. */
+export interface HarshEvent extends HarshManoeuvre {
   /** Index of the fix it happened at, or (decided in a later batch than it happened) 0: where it counts for the trip. */
   fix: number;
   /** The fix it happened at. */
   at: HarshPoint;
-  source: 'computed' | 'tracker';
-  /** The tracker's alarm name (source tracker). */
-  alarm: string | null;
-  /** m/s², positive (a braking's deceleration; a cornering's lateral acceleration); null from a tracker. */
-  accelerationMs2: number | null;
-  /** The speeds at both ends of the interval (computed). */
-  speedBeforeKmh: number | null;
-  speedAfterKmh: number | null;
-  /** Cornering: the heading change over the interval, degrees, positive clockwise (computed). */
-  headingChangeDeg: number | null;
-  /** The interval's length, s (computed). */
-  intervalS: number | null;
 }
 
 const KMH_TO_MS = 1 / 3.6;

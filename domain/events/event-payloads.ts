@@ -143,11 +143,16 @@ export const overspeedEvent = (deviceId: number, at: EventPosition, limitKmh: nu
 export interface HarshManoeuvre {
   kind: 'acceleration' | 'braking' | 'cornering';
   source: 'computed' | 'tracker';
+  /** The tracker's alarm name (source tracker). */
   alarm: string | null;
+  /** m/s², positive (a braking's deceleration; a cornering's lateral acceleration); null from a tracker. */
   accelerationMs2: number | null;
+  /** The speeds at both ends of the interval (computed). */
   speedBeforeKmh: number | null;
   speedAfterKmh: number | null;
+  /** Cornering: the heading change over the interval, degrees, positive clockwise (computed). */
   headingChangeDeg: number | null;
+  /** The interval's length, s (computed). */
   intervalS: number | null;
 }
 
