@@ -29,6 +29,8 @@ export const PERMISSION_CATALOG = {
   'keys:read': 'the user\'s API keys and OAuth clients (never their secrets)',
   'keys:write': 'create and revoke API keys and OAuth clients; only when granted by name',
   'audit:read': 'the audit log of access, webhook and command changes; only when granted by name',
+  'users:read': 'the account\'s users, their roles and vehicle groups; only when granted by name',
+  'users:write': 'invite, change and remove the account\'s users, their roles and vehicle groups; only when granted by name',
 } as const;
 
 export type Permission = keyof typeof PERMISSION_CATALOG;
@@ -39,10 +41,10 @@ export const ALL_PERMISSIONS = '*';
 /**
  * Permissions `*` does not include: sending commands can stop a vehicle, raw command text can do
  * anything the tracker accepts with no safety rule in the way, minting credentials hands access on,
- * and the audit log tells who did what from where; so a key or client holds them only when someone
+ * the audit log tells who did what from where, and the users' list and roles decide who sees what; so a key or client holds them only when someone
  * names them (`--permissions '*,commands:write'`).
  */
-export const NAMED_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['commands:write', 'commands:custom', 'keys:write', 'audit:read']);
+export const NAMED_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['commands:write', 'commands:custom', 'keys:write', 'audit:read', 'users:read', 'users:write']);
 
 /** A permission list that names an unknown permission, or none. */
 export class PermissionListError extends DomainError {
