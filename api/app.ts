@@ -11,6 +11,8 @@ import { createMemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
 import { oauthRoutes, type OAuthSettings } from './oauth/oauth-routes.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { userRoutes } from './routes/users.ts';
+import { groupRoutes } from './routes/groups.ts';
 import { oauthClientRoutes } from './routes/oauth-clients.ts';
 import { NAMED_ONLY_PERMISSIONS, PERMISSION_CATALOG, PERMISSIONS } from '../domain/access/permissions.ts';
 import { permissionOf } from './auth/require-permission.ts';
@@ -210,6 +212,8 @@ export function createApp(deps: AppDeps) {
   api.route('/', apiKeyRoutes(routeDeps));
   api.route('/', oauthClientRoutes(routeDeps));
   api.route('/', auditRoutes(routeDeps));
+  api.route('/', userRoutes(routeDeps));
+  api.route('/', groupRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,

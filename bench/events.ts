@@ -65,7 +65,7 @@ async function logBench(args: string[]): Promise<void> {
     // Devices of an earlier run move to this run's account and user.
     await ensureSimulatedDevices(db, account.id, SEED, LOAD.devices);
     await sql`UPDATE devices SET account_id = ${account.id} WHERE imei LIKE ${`35${String(SEED).padStart(4, '0')}%`}`.execute(db);
-    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
+    await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
     // Denser than the pipeline bench's grid, for about 200 events/s from the same 10,000 fixes/s.
     const geofences = await seedGrid(db, account.id, CENTER, 0.0015);
     await sql`
@@ -199,7 +199,7 @@ async function positionsBench(args: string[]): Promise<void> {
     await insertApiKey(db, { userId: user.id, prefix: issued.prefix, keyHash: issued.hash, mode: 'live', permissions: ['*'] });
     await ensureSimulatedDevices(db, account.id, POSITION_SEED, LOAD.devices);
     await sql`UPDATE devices SET account_id = ${account.id} WHERE imei LIKE ${`35${String(POSITION_SEED).padStart(4, '0')}%`}`.execute(db);
-    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
+    await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${account.id} ON CONFLICT DO NOTHING`.execute(db);
     const tenant = { accountId: account.id, userId: user.id, key: issued.key };
     for (const withFeed of [false, true]) {
       // The engine starts each run caught up, as the log run does.

@@ -67,7 +67,7 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
     const user = await f.user(accountId);
     const { key } = await f.key(user.id);
     await ensureSimulatedDevices(handle.db, accountId, SEED, DEVICES);
-    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} ON CONFLICT DO NOTHING`.execute(handle.db);
+    await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} ON CONFLICT DO NOTHING`.execute(handle.db);
 
     const app = createApp({ db: handle.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1e9, 10_000), config: { bodyLimitBytes: 262_144, deviceStatus: THRESHOLDS, onTimeToleranceMinutes: 5 } });
     const http = createAdaptorServer({ fetch: app.fetch }) as Server;

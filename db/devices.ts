@@ -60,7 +60,7 @@ export async function addDevice(db: Db, device: NewDevice): Promise<{ device: De
       throw error;
     }
     if (userIds.length > 0) {
-      await trx.insertInto('user_devices').values(userIds.map((user_id) => ({ user_id, device_id: created.id }))).execute();
+      await trx.insertInto('user_device_grants').values(userIds.map((user_id) => ({ user_id, device_id: created.id }))).execute();
     }
     return { device: created, userIds };
   });

@@ -21,6 +21,9 @@ import * as maintenance from './migrations/0019-maintenance.ts';
 import * as drivingBehaviour from './migrations/0020-driving-behaviour.ts';
 import * as fuelEvents from './migrations/0021-fuel-events.ts';
 import * as media from './migrations/0022-media.ts';
+import * as userRoles from './migrations/0023-user-roles.ts';
+import * as signInSessions from './migrations/0024-sign-in-sessions.ts';
+import * as vehicleGroups from './migrations/0025-vehicle-groups.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +49,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-driving-behaviour': drivingBehaviour,
   '0021-fuel-events': fuelEvents,
   '0022-media': media,
+  '0023-user-roles': userRoles,
+  '0024-sign-in-sessions': signInSessions,
+  '0025-vehicle-groups': vehicleGroups,
 };
 
 function migrator(db: Kysely<any>): Migrator {

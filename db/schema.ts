@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PendingCrossing } from '../domain/geofences/pending-crossing.ts';
+import type { Role as UserRole } from '../domain/access/roles.ts';
 
 /** Written as a Date or ISO string, read back as a Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -29,6 +30,13 @@ export interface UsersTable {
   name: string | null;
   timezone: string;
   created_at: CreatedAt;
+  /** What the user may do in the account (domain/access/roles.ts); bounds every credential of theirs. */
+  role: ColumnType<UserRole, UserRole | undefined, UserRole>;
+  /** When the user was removed (kept for the audit log); null while they are a user. */
+  removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** argon2id hash of the user's password (PHC string); null while none is set. Never sent to clients. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  password_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ApiKeysTable {
@@ -68,9 +76,38 @@ export interface DevicesTable {
   created_at: CreatedAt;
 }
 
+/** A user's direct grant of one device (written by the vehicles API, `fleet device add`). */
 export interface UserDevicesTable {
   user_id: number;
   device_id: number;
+}
+
+/**
+ * The view `user_devices`: what a user sees, their direct grants united with their groups' vehicles
+ * (db/migrations/0025-vehicle-groups.ts). Read-only: write `user_device_grants` or the groups.
+ */
+export interface UserVisibleDevicesView {
+  user_id: ColumnType<number, never, never>;
+  device_id: ColumnType<number, never, never>;
+}
+
+/** A named set of an account's vehicles; users granted it see them (docs/api/groups.md). */
+export interface VehicleGroupsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface VehicleGroupDevicesTable {
+  group_id: number;
+  device_id: number;
+}
+
+export interface UserVehicleGroupsTable {
+  user_id: number;
+  group_id: number;
 }
 
 /** The newest fix of a device, with the telemetry the status endpoints show. */
@@ -282,6 +319,28 @@ export interface EventsTable {
   dedupe_key: string | null;
 }
 
+/** A signed-in browser: only the SHA-256 of its cookie's token is kept. */
+export interface UserSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: number;
+  created_at: CreatedAt;
+  last_seen_at: ColumnType<Date, Date | undefined, Date>;
+  expires_at: Timestamp;
+  idle_expires_at: Timestamp;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  user_agent: string | null;
+  address: string | null;
+}
+
+/** A one-time link's token (hashed) that lets its user set a password once, before it expires. */
+export interface SignInTokensTable {
+  token_hash: string;
+  user_id: number;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+}
+
 /** A short-lived token that opens event streams for one API key (a browser's EventSource cannot send headers). */
 export interface StreamTokensTable {
   token_hash: string;
@@ -320,7 +379,7 @@ export interface OauthTokensTable {
   created_at: CreatedAt;
 }
 
-export type AuditActorKind = 'api_key' | 'oauth_client' | 'cli';
+export type AuditActorKind = 'api_key' | 'oauth_client' | 'cli' | 'session';
 
 /** Who changed access, webhooks or commands, what, when and from where (db/audit-log.ts). */
 export interface AuditLogTable {
@@ -567,11 +626,17 @@ export interface Database {
   geofence_changes: GeofenceChangesTable;
   events: EventsTable;
   stream_tokens: StreamTokensTable;
+  user_sessions: UserSessionsTable;
+  sign_in_tokens: SignInTokensTable;
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   devices: DevicesTable;
-  user_devices: UserDevicesTable;
+  user_device_grants: UserDevicesTable;
+  user_devices: UserVisibleDevicesView;
+  vehicle_groups: VehicleGroupsTable;
+  vehicle_group_devices: VehicleGroupDevicesTable;
+  user_vehicle_groups: UserVehicleGroupsTable;
   device_states: DeviceStatesTable;
   positions: PositionsTable;
   geofences: GeofencesTable;

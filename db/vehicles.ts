@@ -6,6 +6,7 @@ import { addDevice } from './devices.ts';
 import { DomainError } from '../domain/domain-error.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 import { engineHoursSql, shownOdometerKmSql } from './vehicle-accumulators.ts';
+import { groupsOfDevice } from './vehicle-groups.ts';
 import { ACTIVE_STATUSES } from './travels.ts';
 import { TravelStatus } from './schema.ts';
 
@@ -89,8 +90,8 @@ export async function visibleVehicle(db: Db, scope: AccessScope, imei: string) {
     .where('d.imei', '=', imei)
     .executeTakeFirst();
   if (!row) return undefined;
-  const users = await db.selectFrom('user_devices').select('user_id').where('device_id', '=', row.id).orderBy('user_id').execute();
-  return { ...row, user_ids: users.map((u) => u.user_id) };
+  const users = await db.selectFrom('user_device_grants').select('user_id').where('device_id', '=', row.id).orderBy('user_id').execute();
+  return { ...row, user_ids: users.map((u) => u.user_id), groups: await groupsOfDevice(db, row.id) };
 }
 
 export type VehicleDetailRow = NonNullable<Awaited<ReturnType<typeof visibleVehicle>>>;
@@ -169,9 +170,9 @@ async function replaceGrants(trx: Db, scope: AccessScope, deviceId: number, user
   const known = new Set(members.map((m) => m.id));
   const foreign = userIds.filter((u) => !known.has(u));
   if (foreign.length > 0) throw new DomainError('invalid', `user ${foreign.join(', ')} does not belong to this account`);
-  await trx.deleteFrom('user_devices').where('device_id', '=', deviceId).where('user_id', 'not in', userIds).execute();
+  await trx.deleteFrom('user_device_grants').where('device_id', '=', deviceId).where('user_id', 'not in', userIds).execute();
   await trx
-    .insertInto('user_devices')
+    .insertInto('user_device_grants')
     .values(userIds.map((user_id) => ({ user_id, device_id: deviceId })))
     .onConflict((oc) => oc.columns(['user_id', 'device_id']).doNothing())
     .execute();

@@ -128,7 +128,7 @@ describe('GET /vehicles: the record and the envelope', () => {
       .values(Array.from({ length: 55 }, (_, i) => ({ account_id: account.id, imei: newImei(), name: `Fleet ${String(i).padStart(2, '0')}`, plates: '', mode: 'live' as const })))
       .execute();
     const user = (await t.database.db.selectFrom('users').select('id').where('account_id', '=', account.id).executeTakeFirstOrThrow()).id;
-    await sql`INSERT INTO user_devices (user_id, device_id) SELECT ${user}, id FROM devices WHERE account_id = ${account.id}`.execute(t.database.db);
+    await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user}, id FROM devices WHERE account_id = ${account.id}`.execute(t.database.db);
 
     const first = await list(key);
     expect(first.body.data).toHaveLength(50);

@@ -38,7 +38,10 @@ export const VehicleDetailSchema = VehicleSchema.extend({
     .openapi({ description: 'The driver assigned now (by telemetry or by hand); null if none' }),
   unknown_driver_identifier: z.string().nullable().openapi({ description: 'The last driver identifier the tracker reported that no registered driver has' }),
   unknown_driver_seen_at: z.string().nullable().openapi({ format: 'date-time' }),
-  user_ids: z.array(z.number().int()).openapi({ description: 'Users of the account who may see the vehicle' }),
+  user_ids: z.array(z.number().int()).openapi({ description: 'Users of the account granted the vehicle directly; its groups\' users see it too (docs/api/groups.md)' }),
+  groups: z
+    .array(z.object({ id: z.number().int(), name: z.string() }).openapi('VehicleGroupRef'))
+    .openapi({ description: 'The groups holding the vehicle, by name; their users see it', example: [{ id: 3, name: 'North depot' }] }),
   odometer_km: z.number().nullable().openapi({ description: 'As odometerKm of GET /devices/status: the tracker\'s own, else the server\'s (GET /vehicles/{id}/accumulators)', example: 120_431.7 }),
   engine_hours: z.number().nullable().openapi({ description: 'Hours with the ignition on, counted by the server from an installer\'s baseline or from 0; null before the first fix', example: 3_512.25 }),
   address: z.string().nullable().openapi({ description: 'Reverse-geocoded address of the latest position, as `address` of GET /devices/status; null: not looked up yet, none found, or geocoding off' }),
@@ -74,6 +77,7 @@ export function vehicleDetailView(row: VehicleDetailRow, now: Date, thresholds: 
     unknown_driver_identifier: row.unknown_driver_identifier,
     unknown_driver_seen_at: row.unknown_driver_seen_at ? row.unknown_driver_seen_at.toISOString() : null,
     user_ids: row.user_ids,
+    groups: row.groups,
     odometer_km: tenths(row.odometer_km),
     engine_hours: hundredths(row.engine_hours),
     address: row.address,
