@@ -1,5 +1,6 @@
 import type { AccessScope } from '../db/access-scope.ts';
 import type { Logger } from '../runtime/logger.ts';
+import type { Role } from '../domain/access/roles.ts';
 
 /** What authenticated a request: an API key, or an OAuth access token of a client. */
 export type Credential = { kind: 'api_key'; id: number } | { kind: 'oauth_token'; id: string; clientId: number };
@@ -13,6 +14,9 @@ export interface Principal {
   expiresAt: Date | null;
   scope: AccessScope;
   timezone: string;
+  /** The credential's user's role, as read with the credential. */
+  role: Role;
+  /** The credential's own permissions (a token's scopes) limited by the role. */
   permissions: string[];
 }
 

@@ -33,7 +33,8 @@ export async function insertApiKey(db: Db, key: NewApiKey): Promise<ApiKey> {
 }
 
 /**
- * The keys sharing a clear prefix, with their users: the caller compares each stored hash with the
+ * The keys sharing a clear prefix, with their users (their role read with the key, so a changed role
+ * holds on the key's next lookup): the caller compares each stored hash with the
  * presented key's in constant time. Revoked and expired keys included, so callers can say which.
  */
 export async function findKeysByPrefix(db: Db, prefix: string) {
@@ -49,7 +50,7 @@ function keysWithUsers(db: Db) {
   return db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.key_hash', 'k.mode', 'k.permissions', 'k.expires_at', 'k.revoked_at', 'k.user_id', 'u.account_id', 'u.timezone']);
+    .select(['k.id', 'k.key_hash', 'k.mode', 'k.permissions', 'k.expires_at', 'k.revoked_at', 'k.user_id', 'u.account_id', 'u.timezone', 'u.role']);
 }
 
 export type KeyRow = Awaited<ReturnType<typeof findKeysByPrefix>>[number];

@@ -22,7 +22,7 @@ export async function findOauthToken(db: Db, by: { hash: string } | { id: string
     .innerJoin('users as u', 'u.id', 'c.user_id')
     .select([
       sql<string>`t.id::text`.as('id'), 't.scopes', 't.expires_at', 't.revoked_at', 't.created_at', 't.client_id',
-      'c.client_id as public_client_id', 'c.revoked_at as client_revoked_at', 'c.mode', 'c.user_id', 'u.account_id', 'u.timezone',
+      'c.client_id as public_client_id', 'c.revoked_at as client_revoked_at', 'c.mode', 'c.user_id', 'u.account_id', 'u.timezone', 'u.role',
     ])
     .$if('hash' in by, (q) => q.where('t.token_hash', '=', (by as { hash: string }).hash))
     .$if('id' in by, (q) => q.where(sql`t.id`, '=', sql`${(by as { id: string }).id}::bigint`))

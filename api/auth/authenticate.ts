@@ -12,6 +12,7 @@ import { apiKeyPrefix, hashApiKey } from './api-key-token.ts';
 import { ACCESS_TOKEN_PREFIX } from './oauth-credentials.ts';
 import { STREAM_TOKEN_PREFIX } from './stream-token.ts';
 import { FreshCache } from '../fresh-reads/fresh-cache.ts';
+import { effectivePermissions } from '../../domain/access/roles.ts';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="fleetcore"' };
 const MAX_KEY_LENGTH = 256;
@@ -64,7 +65,8 @@ function keyPrincipal(row: KeyRow): Principal {
     expiresAt: row.expires_at,
     scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
     timezone: row.timezone,
-    permissions: row.permissions,
+    role: row.role,
+    permissions: effectivePermissions(row.permissions, row.role),
   };
 }
 
@@ -77,7 +79,8 @@ function tokenPrincipal(row: OauthTokenRow): Principal {
     expiresAt: row.expires_at,
     scope: { accountId: row.account_id, userId: row.user_id, mode: row.mode },
     timezone: row.timezone,
-    permissions: row.scopes,
+    role: row.role,
+    permissions: effectivePermissions(row.scopes, row.role),
   };
 }
 
@@ -104,7 +107,8 @@ export class CredentialCache {
 
 /**
  * Resolves `Authorization: Bearer <key or access token>` or `X-Api-Key: <key>` to the credential's
- * user, mode and permissions (a token's scopes); on the event stream only, also a stream token in
+ * user, mode and permissions (a token's scopes), limited by the user's current role (read with the
+ * credential, so the cache below keeps a changed role no longer than a revocation); on the event stream only, also a stream token in
  * `?token=` (never cached: each opens one stream, used up as it is checked). Credentials are looked up
  * through `cache`.
  */

@@ -7,6 +7,8 @@ import { inTransaction, type Db } from '../../db/database.ts';
 import type { MintingCredential } from '../../db/minted-credentials.ts';
 import { insertOauthClient } from '../../db/oauth-clients.ts';
 import type { DeviceMode } from '../../db/schema.ts';
+import { beyondRole } from '../../domain/access/roles.ts';
+import { DomainError } from '../../domain/domain-error.ts';
 import { issueApiKey } from './api-key-token.ts';
 import { issueClientCredentials } from './oauth-credentials.ts';
 
@@ -47,11 +49,18 @@ const ISSUE: Record<CredentialKind, (db: Db, r: CredentialRequest) => Promise<{ 
 };
 
 /**
- * Makes an API key or an OAuth client and records who did, in one transaction: `POST /api-keys`,
+ * Makes an API key or an OAuth client, never beyond its user's current role, and records who did, in one transaction: `POST /api-keys`,
  * `POST /oauth-clients` and the operator's `fleet key create`, `fleet oauth-client create` alike.
  */
 export async function mintCredential(db: Db, kind: CredentialKind, request: CredentialRequest, actor: AuditActor): Promise<MintedCredential> {
   return inTransaction(db, async (trx) => {
+    // The user's role, locked until the credential is made, so a role lowered meanwhile is not outrun.
+    const user = await trx.selectFrom('users').select('role').where('id', '=', request.userId).where('removed_at', 'is', null).forShare().executeTakeFirst();
+    if (!user) throw new DomainError('not_found', `user ${request.userId} does not exist`);
+    const overRole = beyondRole(user.role, request.grants);
+    if (overRole.length > 0) {
+      throw new DomainError('forbidden', `A credential cannot grant more than its user's role: the ${user.role} role does not grant ${overRole.join(', ')}`);
+    }
     const { id, secret } = await ISSUE[kind](trx, request);
     const record = (await credentialRecord(trx, kind, id))!;
     await recordAudit(trx, actor, creationAudit(kind, record));

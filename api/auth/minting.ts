@@ -2,13 +2,18 @@ import type { MintingCredential } from '../../db/minted-credentials.ts';
 import type { Principal } from '../app-env.ts';
 import { beyond, normalisePermissions } from '../../domain/access/permissions.ts';
 import { DomainError, inField } from '../../domain/domain-error.ts';
+import { beyondRole } from '../../domain/access/roles.ts';
 
 /**
- * What a credential may hand on when it mints another (an API key, an OAuth client): no permission
- * it does not hold itself, and no life longer than its own.
+ * What a credential may hand on when it mints another (an API key, an OAuth client): nothing beyond
+ * its user's role, no permission it does not hold itself, and no life longer than its own.
  */
 export function mintedPermissions(principal: Principal, requested: readonly string[] | undefined, what = 'permissions'): string[] {
   const permissions = requested === undefined ? [...principal.permissions] : inField(what, () => normalisePermissions(requested, what.replace(/s$/, '')));
+  const overRole = beyondRole(principal.role, permissions);
+  if (overRole.length > 0) {
+    throw new DomainError('forbidden', `A credential cannot grant more than its user's role: the ${principal.role} role does not grant ${overRole.join(', ')}`);
+  }
   const extra = beyond(principal.permissions, permissions);
   if (extra.length > 0) {
     throw new DomainError('forbidden', `A credential cannot grant more than it holds: this one lacks ${extra.join(', ')} (it holds ${principal.permissions.join(', ')})`);

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
   'command.created', 'command.cancelled', 'vehicle.accumulators_set',
   'maintenance.created', 'maintenance.updated', 'maintenance.deleted', 'maintenance.serviced',
+  'user.created', 'user.updated', 'user.removed',
 ] as const;
 
 const AuditEntrySchema = z

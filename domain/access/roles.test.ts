@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { grants, NAMED_ONLY_PERMISSIONS, PERMISSIONS } from './permissions.ts';
-import { checkRoleChange, RoleChangeError, roleCovers, roleGrants, ROLE_PERMISSIONS } from './roles.ts';
+import { beyondRole, checkRoleChange, effectivePermissions, RoleChangeError, roleCovers, roleGrants, ROLE_PERMISSIONS } from './roles.ts';
 
 describe('roles', () => {
   it('give owners and admins every permission, the named-only ones included', () => {
@@ -39,5 +39,23 @@ describe('roles', () => {
     expect(() => checkRoleChange(admin, { id: 7, role: 'viewer' }, 'admin')).not.toThrow();
     expect(() => checkRoleChange(owner, { id: 2, role: 'admin' }, 'owner')).not.toThrow();
     expect(() => checkRoleChange(owner, { id: 1, role: 'owner' }, 'viewer')).not.toThrow(); // lowering oneself: the last-owner rule is the store's
+  });
+
+  it('limit a credential to its user\'s role: a * key of a viewer reads only, an owner\'s keeps its own list', () => {
+    expect(effectivePermissions(['*', 'commands:write'], 'owner')).toEqual(['*', 'commands:write']);
+    expect(effectivePermissions(['vehicles:read'], 'viewer')).toEqual(['vehicles:read']);
+    const viewerStar = effectivePermissions(['*', 'keys:write'], 'viewer');
+    expect(viewerStar).not.toContain('*');
+    expect(viewerStar).toContain('vehicles:read');
+    expect(viewerStar).toContain('keys:write');
+    expect(viewerStar).not.toContain('vehicles:write');
+    expect(effectivePermissions(['*'], 'dispatcher')).toEqual(expect.arrayContaining(['geofences:write', 'travels:write']));
+    expect(effectivePermissions(['*'], 'dispatcher')).not.toContain('commands:write'); // named-only: * never held it
+    expect(effectivePermissions(['webhooks:write'], 'dispatcher')).toEqual([]);
+  });
+
+  it('name what a request asks beyond a role', () => {
+    expect(beyondRole('viewer', ['vehicles:read', 'vehicles:write', '*'])).toEqual(['vehicles:write', '*']);
+    expect(beyondRole('admin', ['*', 'users:write'])).toEqual([]);
   });
 });

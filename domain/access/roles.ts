@@ -1,5 +1,5 @@
 import { DomainError } from '../domain-error.ts';
-import { ALL_PERMISSIONS, covers, PERMISSIONS, type Permission } from './permissions.ts';
+import { ALL_PERMISSIONS, beyond, covers, grants, PERMISSIONS, type Permission } from './permissions.ts';
 
 /**
  * A user's role: what the user may do, as a list of the permission catalog's names, so a role is
@@ -43,6 +43,21 @@ export function rolePermissions(role: Role): readonly string[] {
 /** Whether a user of this role may hold (or mint a credential holding) every permission listed. */
 export function roleCovers(role: Role, requested: readonly string[]): boolean {
   return covers(ROLE_PERMISSIONS[role], requested);
+}
+
+/** What in `requested` a user of this role may not hold, for an error that names it. */
+export function beyondRole(role: Role, requested: readonly string[]): string[] {
+  return beyond(ROLE_PERMISSIONS[role], requested);
+}
+
+/**
+ * What a credential holding `own` may do while its user holds `role`: all of `own` when the role
+ * covers it, else the permissions both grant, spelled out (a viewer's `*` key reads, and writes nothing).
+ * Read with the credential on each authentication, so a lowered role holds at once on existing keys.
+ */
+export function effectivePermissions(own: readonly string[], role: Role): string[] {
+  if (roleCovers(role, own)) return [...own];
+  return PERMISSIONS.filter((p) => grants(own, p) && grants(ROLE_PERMISSIONS[role], p));
 }
 
 /** Every permission a role grants, spelled out (no `*`): for documentation and the users API. */
