@@ -49,7 +49,8 @@ function hammer(url: string, key: string, durationMs: number): Promise<HttpResul
  * positions/s from simulated Teltonika trackers in a process of their own) while 32 clients poll
  * GET /devices/status (all 1,000 at once), then GET /vehicles, over real HTTP. Prints requests/s,
  * latency, the positions/s the pipeline kept meanwhile, and the oldest answer seen (answer received
- * minus the read time in its envelope). `--idle` measures without the pipeline. PostgreSQL with
+ * minus the read time in its envelope). `--idle` measures without the pipeline; `--groups` has the
+ * caller see its vehicles through a vehicle group (half of them granted directly too). PostgreSQL with
  * DATABASE_URL (BullMQ too with REDIS_URL), the embedded database otherwise.
  */
 export default async function fleetReadsBench(args: string[]): Promise<void> {
@@ -57,6 +58,7 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
   const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
   const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
   const withPipeline = !args.includes('--idle');
+  const viaGroups = args.includes('--groups');
   const rows = [];
   try {
     await migrateToLatest(handle.db);
@@ -67,7 +69,15 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
     const user = await f.user(accountId);
     const { key } = await f.key(user.id);
     await ensureSimulatedDevices(handle.db, accountId, SEED, DEVICES);
-    await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} ON CONFLICT DO NOTHING`.execute(handle.db);
+    if (viaGroups) {
+      // The union's worst case: every vehicle through a group, half of them granted directly too.
+      const group = await handle.db.insertInto('vehicle_groups').values({ account_id: accountId, name: `bench ${user.id}` }).returning('id').executeTakeFirstOrThrow();
+      await sql`INSERT INTO vehicle_group_devices (group_id, device_id) SELECT ${group.id}, id FROM devices WHERE account_id = ${accountId}`.execute(handle.db);
+      await handle.db.insertInto('user_vehicle_groups').values({ user_id: user.id, group_id: group.id }).execute();
+      await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} AND id % 2 = 0 ON CONFLICT DO NOTHING`.execute(handle.db);
+    } else {
+      await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} ON CONFLICT DO NOTHING`.execute(handle.db);
+    }
 
     const app = createApp({ db: handle.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1e9, 10_000), config: { bodyLimitBytes: 262_144, deviceStatus: THRESHOLDS, onTimeToleranceMinutes: 5 } });
     const http = createAdaptorServer({ fetch: app.fetch }) as Server;
@@ -111,7 +121,7 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
   }
   if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, rows }, null, 2)}\n`);
   else {
-    process.stdout.write(`Fleet-wide reads, ${CONCURRENCY} clients, ${DURATION_MS / 1000} s each, ${withPipeline ? 'while 1,000 trackers send 10,000 positions/s' : 'pipeline idle'}; ${handle.description}, queue ${queues.kind}\n`);
+    process.stdout.write(`Fleet-wide reads, ${CONCURRENCY} clients, ${DURATION_MS / 1000} s each, ${withPipeline ? 'while 1,000 trackers send 10,000 positions/s' : 'pipeline idle'}${viaGroups ? ', vehicles seen through a group' : ''}; ${handle.description}, queue ${queues.kind}\n`);
     console.table(rows);
   }
 }

@@ -95,7 +95,7 @@ describe('vehicle groups', () => {
     expect(await seen(f.otherKey)).toEqual(all([]));
     expect((await t.json(`${GROUPS}/${groupId}`, { key: f.adminKey })).status).toBe(404);
 
-    const audit = await t.json('/api/v1/audit?actions=vehicle_group.*', { key: f.adminKey });
+    const audit = await t.json('/api/v1/audit?action=vehicle_group.*', { key: f.adminKey });
     expect(audit.status, JSON.stringify(audit.body)).toBe(200);
     expect(audit.body.data.map((e: any) => e.action)).toEqual([
       'vehicle_group.deleted', 'vehicle_group.updated', 'vehicle_group.updated', 'vehicle_group.updated', 'vehicle_group.updated', 'vehicle_group.created',

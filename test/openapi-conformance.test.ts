@@ -886,6 +886,47 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 400, what: 'an unknown action', request: () => ({ path: '/audit?action=key.lost' }), shows: errorMatching(/unknown/) },
     ],
   },
+  'GET /groups': {
+    permission: 'users:read',
+    cases: [{ status: 200, what: 'the account\'s groups', request: () => ({ path: '/groups' }), shows: (body) => expect(body.data.map((g: any) => g.name)).toEqual(expect.arrayContaining(['North depot'])) }],
+  },
+  'GET /groups/{id}': {
+    permission: 'users:read',
+    cases: [
+      { status: 200, what: 'a group with a vehicle and a user', request: (s) => ({ path: `/groups/${s.groups.main}` }), shows: (body) => expect(body.data.vehicle_ids).toHaveLength(1) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/groups/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/groups/2147483647' }), shows: errorMatching(/Group not found/) },
+    ],
+  },
+  'POST /groups': {
+    permission: 'users:write',
+    cases: [
+      { status: 201, what: 'a group with a vehicle', request: (s) => ({ path: '/groups', method: 'POST', body: { name: 'South depot', vehicle_ids: [s.vehicles.detailed] } }) },
+      { status: 400, what: 'a vehicle of no one', request: () => ({ path: '/groups', method: 'POST', body: { name: 'X', vehicle_ids: ['000000000000000'] } }), shows: errorMatching(/vehicle_ids/) },
+      { status: 409, what: 'a name taken', request: () => ({ path: '/groups', method: 'POST', body: { name: 'North depot' } }) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/groups', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/groups', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'PATCH /groups/{id}': {
+    permission: 'users:write',
+    cases: [
+      { status: 200, what: 'a new name', request: (s) => ({ path: `/groups/${s.groups.main}`, method: 'PATCH', body: { name: 'North depot' } }) },
+      { status: 400, what: 'an unknown field', request: (s) => ({ path: `/groups/${s.groups.main}`, method: 'PATCH', body: { colour: 'red' } }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/groups/2147483647', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 409, what: 'another group\'s name', request: (s) => ({ path: `/groups/${s.groups.toDelete}`, method: 'PATCH', body: { name: 'North depot' } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/groups/${s.groups.main}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/groups/${s.groups.main}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /groups/{id}': {
+    permission: 'users:write',
+    cases: [
+      { status: 200, what: 'a group', request: (s) => ({ path: `/groups/${s.groups.toDelete}`, method: 'DELETE' }), shows: (body) => expect(body.data.deleted).toBe(true) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/groups/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/groups/2147483647', method: 'DELETE' }) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [

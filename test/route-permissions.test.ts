@@ -84,6 +84,22 @@ describe('every route', () => {
     }
   });
 
+  it('guards vehicle groups with users:read and users:write, which * and vehicles:write do not grant', async () => {
+    const { user } = await t.fixtures.tenant();
+    const star = (await t.fixtures.key(user.id, { permissions: ['*', 'vehicles:write'] })).key;
+    const reader = (await t.fixtures.key(user.id, { permissions: ['users:read'] })).key;
+    const lacks = (permission: string) => ({ status: 403, body: { error: expect.stringMatching(new RegExp(`^This API key lacks the ${permission} permission`)) } });
+    for (const path of ['/api/v1/groups', '/api/v1/groups/1']) {
+      expect(await t.json(path, { key: star }), path).toMatchObject(lacks('users:read'));
+      expect((await t.json(path, { key: reader })).status, path).not.toBe(403);
+    }
+    const writes: Array<[string, string, unknown]> = [['POST', '/api/v1/groups', {}], ['PATCH', '/api/v1/groups/1', {}], ['DELETE', '/api/v1/groups/1', undefined]];
+    for (const [method, path, body] of writes) {
+      expect(await t.json(path, { key: reader, method, body }), `${method} ${path}`).toMatchObject(lacks('users:write'));
+      expect(await t.json(path, { key: star, method, body }), `${method} ${path}`).toMatchObject(lacks('users:write'));
+    }
+  });
+
   it('guards photos with media:read, which vehicles:read does not grant, for the list and the bytes', async () => {
     const { user } = await t.fixtures.tenant();
     const vehicles = (await t.fixtures.key(user.id, { permissions: ['vehicles:read'] })).key;

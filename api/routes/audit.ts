@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated',
   'command.created', 'command.cancelled', 'vehicle.accumulators_set',
   'maintenance.created', 'maintenance.updated', 'maintenance.deleted', 'maintenance.serviced',
+  'vehicle_group.created', 'vehicle_group.updated', 'vehicle_group.deleted',
   'user.created', 'user.updated', 'user.removed',
 ] as const;
 
@@ -41,7 +42,7 @@ const AuditPage = z.object({ data: z.array(AuditEntrySchema), has_more: z.boolea
 
 const route = createRoute({
   method: 'get', path: '/audit', tags: ['Access'], summary: 'The account\'s audit log of the caller\'s mode, newest first',
-  description: `Who created or revoked API keys and OAuth clients, changed webhooks, sent or cancelled commands, and set vehicles' odometer and engine hours: the key or client, the user, the address, when. Actions: ${AUDIT_ACTIONS.join(', ')}.`,
+  description: `Who created or revoked API keys and OAuth clients, changed webhooks or vehicle groups, sent or cancelled commands, and set vehicles' odometer and engine hours: the key or client, the user, the address, when. Actions: ${AUDIT_ACTIONS.join(', ')}.`,
   middleware: [requirePermission('audit:read')] as const,
   request: {
     query: z.object({

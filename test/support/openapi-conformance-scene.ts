@@ -34,6 +34,8 @@ export interface ConformanceScene {
   credentials: { keyToRevoke: number; clientToRevoke: number };
   /** Maintenance item ids: one on the detailed vehicle with a service, one on a vehicle with no reading, one to delete. */
   maintenance: { serviced: number; bare: number; toDelete: number };
+  /** Vehicle group ids: one holding the detailed vehicle and the scene's user, one to delete. */
+  groups: { main: number; toDelete: number };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -235,6 +237,11 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
     action: 'oauth_client.created', targetType: 'oauth_client', targetId: String(client.id), details: { clientId: client.client_id },
   });
   const credentials = { keyToRevoke, clientToRevoke: client.id };
+  const group = (name: string) => db.insertInto('vehicle_groups').values({ account_id: account.id, name }).returning('id').executeTakeFirstOrThrow();
+  const mainGroup = await group('North depot');
+  await db.insertInto('vehicle_group_devices').values({ group_id: mainGroup.id, device_id: detailedId }).execute();
+  await db.insertInto('user_vehicle_groups').values({ group_id: mainGroup.id, user_id: user.id }).execute();
+  const groups = { main: mainGroup.id, toDelete: (await group('Old depot')).id };
 
-  return { media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  return { groups, media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
