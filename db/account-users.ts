@@ -155,3 +155,25 @@ export async function removeAccountUser(db: Db, actor: AuditActor & { userId: nu
     return removed;
   });
 }
+
+/**
+ * The operator's change of a user's role (`fleet user set`): the operator stands above the roles, so
+ * only the last-owner rule applies. Audited as the CLI's.
+ */
+export async function setUserRoleAsOperator(db: Db, id: number, role: Role): Promise<User> {
+  return inTransaction(db, async (trx) => {
+    const found = await trx.selectFrom('users').select('account_id').where('id', '=', id).where('removed_at', 'is', null).executeTakeFirst();
+    if (!found) throw new DomainError('not_found', `user ${id} does not exist`);
+    await sql`SELECT id FROM accounts WHERE id = ${found.account_id} FOR UPDATE`.execute(trx);
+    const target = await accountUser(trx, found.account_id, id);
+    if (!target) throw notFound();
+    if (target.role === role) return target;
+    if (target.role === 'owner' && (await otherOwners(trx, target.account_id, id)) === 0) {
+      throw new DomainError('conflict', `user ${id} is account ${target.account_id}'s last owner; make another user an owner first`);
+    }
+    const user = await trx.updateTable('users').set({ role }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    const actor: AuditActor = { kind: 'cli', accountId: target.account_id, mode: 'live', userId: null, remoteAddress: null };
+    await recordAudit(trx, actor, { action: 'user.updated', targetType: 'user', targetId: String(id), details: { changed: ['role'], roleFrom: target.role, roleTo: role } });
+    return user;
+  });
+}

@@ -118,7 +118,7 @@ describe('fleet account and user', () => {
     const row = await database.db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirst();
     expect(row?.name).toBe('Transportes Norte');
 
-    const usage = 'fleet user create --account ID --email EMAIL --timezone IANA_ZONE [--name NAME] [--json]';
+    const usage = 'fleet user create --account ID --email EMAIL --timezone IANA_ZONE [--name NAME] [--role ROLE] [--json]';
     const base = ['user', 'create', '--account', String(account.id)];
     const [created, badEmail, badZone, unknownAccount] = await Promise.all([
       fleet([...base, '--email', 'Ana.Dispatch@Example.test', '--timezone', 'America/Monterrey', '--name', 'Ana', '--json']),
@@ -132,6 +132,7 @@ describe('fleet account and user', () => {
       email: 'ana.dispatch@example.test',
       name: 'Ana',
       timezone: 'America/Monterrey',
+      role: 'owner',
     });
     expectUsageError(badEmail, '--email "not-an-email" is not an email address', usage);
     expectUsageError(badZone, '--timezone "Mars/Base" is not an IANA timezone', usage);

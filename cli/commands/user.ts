@@ -7,19 +7,23 @@ import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';
 import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
+import { roleForNewUser, userListCommand, userRolesUsage, userSetCommand } from './user-roles.ts';
 
-export const userUsage = 'fleet user create --account ID --email EMAIL --timezone IANA_ZONE [--name NAME] [--json]';
+export const userUsage = `fleet user create --account ID --email EMAIL --timezone IANA_ZONE [--name NAME] [--role ROLE] [--json]\n       ${userRolesUsage}`;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export async function userCommand(config: Config, argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
+  if (action === 'list') return userListCommand(config, rest);
+  if (action === 'set') return userSetCommand(config, rest);
   if (action !== 'create') throw new UsageError(`usage: ${userUsage}`);
   const parsed = parseCommand(rest, {
     account: { type: 'string' },
     email: { type: 'string' },
     timezone: { type: 'string' },
     name: { type: 'string' },
+    role: { type: 'string' },
   });
   const accountId = positiveInteger(requiredString(parsed, 'account'), '--account');
   const email = requiredString(parsed, 'email');
@@ -28,11 +32,12 @@ export async function userCommand(config: Config, argv: string[]): Promise<void>
   if (!isValidTimeZone(timezone)) throw new UsageError(`--timezone "${timezone}" is not an IANA timezone (e.g. America/Mexico_City)`);
   const user = await withDatabase(config, async ({ db }) => {
     if (!(await findAccount(db, accountId))) throw new DomainError('not_found', `account ${accountId} does not exist`);
-    return createUser(db, { accountId, email, timezone, name: optionalString(parsed, 'name') ?? null });
+    const role = await roleForNewUser(db, accountId, optionalString(parsed, 'role'));
+    return createUser(db, { accountId, email, timezone, name: optionalString(parsed, 'name') ?? null, role });
   });
   printResult(
     parsed.json,
-    { id: user.id, accountId: user.account_id, email: user.email, name: user.name, timezone: user.timezone },
-    `user ${user.id} created: ${user.email} (${user.timezone}) in account ${user.account_id}`,
+    { id: user.id, accountId: user.account_id, email: user.email, name: user.name, timezone: user.timezone, role: user.role },
+    `user ${user.id} created: ${user.email} (${user.timezone}, ${user.role}) in account ${user.account_id}`,
   );
 }
