@@ -2,8 +2,8 @@ import type { AccessScope } from '../db/access-scope.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Role } from '../domain/access/roles.ts';
 
-/** What authenticated a request: an API key, or an OAuth access token of a client. */
-export type Credential = { kind: 'api_key'; id: number } | { kind: 'oauth_token'; id: string; clientId: number };
+/** What authenticated a request: an API key, an OAuth access token of a client, or a signed-in user's session cookie. */
+export type Credential = { kind: 'api_key'; id: number } | { kind: 'oauth_token'; id: string; clientId: number } | { kind: 'session'; id: string };
 
 /** Who is calling: resolved from the API key or access token by the authentication middleware. */
 export interface Principal {

@@ -7,6 +7,8 @@ import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate, CredentialCache } from './auth/authenticate.ts';
 import { FailedAuthenticationLimit } from './auth/failed-authentication-limit.ts';
+import { SESSION_COOKIE, sessionAuthentication, type SessionSettings } from './auth/session-cookie.ts';
+import { sessionRoutes, signInRoutes } from './routes/sessions.ts';
 import { createMemoryRateLimiter } from './rate-limit/memory-rate-limiter.ts';
 import { oauthRoutes, type OAuthSettings } from './oauth/oauth-routes.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -93,6 +95,10 @@ export interface AppDeps {
   oauth?: OAuthSettings;
   /** Tokens issued per OAuth client (OAUTH_TOKEN_RATE_LIMIT a minute); absent, 30 a minute in this process. */
   oauthTokenLimiter?: RateLimiter;
+  /** SESSION_IDLE_MINUTES and SESSION_MAX_DAYS (in ms) and PUBLIC_URL for sign-in sessions; absent, 12 hours idle, 30 days at most. */
+  sessions?: { idleMs: number; maxMs: number; publicUrl?: string };
+  /** Failed sign-ins per email (SIGN_IN_FAILURE_LIMIT a minute, Redis with REDIS_URL); absent, 5 a minute in this process. */
+  signInFailureLimiter?: RateLimiter;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client; absent, none. */
   trustedProxies?: TrustedProxies;
   /** Serve GET /metrics on this app (default); false when METRICS_PORT serves it on a port of its own. */
@@ -145,7 +151,12 @@ export function createApp(deps: AppDeps) {
 
   app.route('/', healthRoutes(db, log));
   if (deps.metrics !== false) app.route('/', metricsRoutes(log, { token: deps.metricsToken }));
-  const failures = new FailedAuthenticationLimit(deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log);
+  const failures = new FailedAuthenticationLimit(
+    deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log, deps.signInFailureLimiter ?? createMemoryRateLimiter(5, 60_000),
+  );
+  const sessionSettings: SessionSettings = {
+    idleMs: 12 * 3_600_000, maxMs: 30 * 86_400_000, publicUrl: deps.oauth?.publicUrl, ...deps.sessions, trustedProxies: deps.trustedProxies,
+  };
   app.route('/', oauthRoutes(db, log, deps.oauth ?? { tokenTtlS: 3600 }, {
     clientFailed: (c) => failures.failed(c),
     tokens: deps.oauthTokenLimiter ?? createMemoryRateLimiter(30, 60_000),
@@ -161,6 +172,10 @@ export function createApp(deps: AppDeps) {
     description: 'API key as a bearer token',
   });
   api.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey', in: 'cookie', name: SESSION_COOKIE,
+    description: 'A signed-in session (POST /auth/sign-in); used only when the request has no Authorization or X-Api-Key header; writes also need X-CSRF-Token',
+  });
   api.openAPIRegistry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description: 'OAuth 2.0 client credentials (RFC 6749 §4.4); the token is sent as a bearer token. Metadata: /.well-known/oauth-authorization-server',
@@ -190,7 +205,9 @@ export function createApp(deps: AppDeps) {
   // GET and HEAD bodies are never read (Node discards them as they arrive); looking for one would
   // build the full fetch Request of every read, a measurable share of the fleet-wide reads' time.
   api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  api.route('/', signInRoutes(db, sessionSettings, failures));
   api.use('*', failures.middleware());
+  api.use('*', sessionAuthentication(db, sessionSettings));
   api.use('*', authenticate(db, log, credentials));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
   const routeDeps = {
@@ -212,6 +229,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', apiKeyRoutes(routeDeps));
   api.route('/', oauthClientRoutes(routeDeps));
   api.route('/', auditRoutes(routeDeps));
+  api.route('/', sessionRoutes(db, sessionSettings, failures));
   api.route('/', userRoutes(routeDeps));
   api.route('/', groupRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;

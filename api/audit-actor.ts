@@ -7,7 +7,7 @@ import { clientAddress } from './client-address.ts';
 export function auditActor(c: Context<AppEnv>): AuditActor {
   const { credential, scope } = c.get('principal');
   return {
-    kind: credential.kind === 'api_key' ? 'api_key' : 'oauth_client',
+    kind: credential.kind === 'oauth_token' ? 'oauth_client' : credential.kind,
     accountId: scope.accountId,
     mode: scope.mode,
     userId: scope.userId,

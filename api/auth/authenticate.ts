@@ -118,6 +118,7 @@ export function authenticate(db: Db, log: Logger, cache: CredentialCache = new C
   const touchedAt = new Map<string, number>();
   const touch = (principal: Principal) => {
     const { credential } = principal;
+    if (credential.kind === 'session') return;
     const id = credential.kind === 'api_key' ? `key:${credential.id}` : `client:${credential.clientId}`;
     const now = Date.now();
     if (now - (touchedAt.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
@@ -127,6 +128,8 @@ export function authenticate(db: Db, log: Logger, cache: CredentialCache = new C
     write.catch((error: Error) => log.warn('could not record credential use', { credential: id, error: error.message }));
   };
   return createMiddleware<AppEnv>(async (c, next) => {
+    // Already signed in by the session cookie (only ever so when no key or token was presented).
+    if (c.get('principal')) return next();
     refuseKeyInUrl((name) => c.req.query(name));
     const key = presentedKey(c.req.header('Authorization'), c.req.header('X-Api-Key'));
     const urlToken = c.req.query('token');

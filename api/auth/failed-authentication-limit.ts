@@ -22,10 +22,49 @@ export interface Blocked {
  * With REDIS_URL the count is shared by every API process.
  */
 export class FailedAuthenticationLimit {
+  /**
+   * `perAccount` counts failed sign-ins per email (SIGN_IN_FAILURE_LIMIT a minute), besides the
+   * address's count; with REDIS_URL it too is shared by every API process.
+   */
   constructor(
     private readonly limiter: RateLimiter,
     private readonly log: Logger,
+    private readonly perAccount: RateLimiter = limiter,
   ) {}
+
+  /**
+   * Whether a sign-in must be refused before its password is even checked: its email or its address
+   * is over its limit. Refused then whether the password is right or not, so guessing gains nothing.
+   */
+  async signInBlocked(c: Context, email: string): Promise<Blocked | undefined> {
+    const address = clientAddress(c);
+    try {
+      const [account, from] = await Promise.all([
+        this.perAccount.peek(`sign-in:${email}`),
+        address ? this.limiter.peek(address) : undefined,
+      ]);
+      const over = !account.allowed ? account : from && !from.allowed ? from : undefined;
+      if (!over) return undefined;
+      httpMetrics.rateLimitRefusals.inc({ limit: 'authentication_failures' });
+      return {
+        message: `Too many failed sign-ins ${over === account ? 'for this account' : `from ${address}`}: retry in ${over.resetSeconds} s`,
+        retryAfterSeconds: Math.max(1, over.resetSeconds),
+      };
+    } catch (error) {
+      (c.get('log') ?? this.log).warn('failed-authentication limiter unavailable; sign-in not slowed', { error: (error as Error).message });
+      return undefined;
+    }
+  }
+
+  /** Counts a failed sign-in against its email and its address. */
+  async signInFailed(c: Context, email: string): Promise<void> {
+    const address = clientAddress(c);
+    try {
+      await Promise.all([this.perAccount.hit(`sign-in:${email}`), address ? this.limiter.hit(address) : undefined]);
+    } catch (error) {
+      (c.get('log') ?? this.log).warn('failed-authentication limiter unavailable; failed sign-in not counted', { error: (error as Error).message });
+    }
+  }
 
   /** Counts this request's 401 once it is answered, and turns it into 429 when its address is over the limit. */
   middleware() {

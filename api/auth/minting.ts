@@ -33,8 +33,12 @@ export function mintedExpiry(principal: Principal, requested: string | undefined
   return at;
 }
 
-/** The credential a request mints with, recorded as the parent of what it mints: revoking it revokes that too. */
-export function mintingCredential(principal: Principal): MintingCredential {
+/**
+ * The credential a request mints with, recorded as the parent of what it mints: revoking it revokes
+ * that too. A signed-in session is no parent: what a user mints in the console outlives the sign-in.
+ */
+export function mintingCredential(principal: Principal): MintingCredential | undefined {
   const { credential } = principal;
+  if (credential.kind === 'session') return undefined;
   return credential.kind === 'api_key' ? { apiKeyId: credential.id } : { oauthClientId: credential.clientId };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import { credentialsInForce } from '../../db/credentials-in-force.ts';
+import { sessionIdsInForce } from '../../db/user-sessions.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { ApiError } from '../api-error.ts';
 import type { Credential, Principal } from '../app-env.ts';
@@ -38,8 +39,8 @@ interface OpenStream {
 const RETRY_AFTER_S = 10;
 const MAX_TIMER_MS = 2_147_483_647;
 
-const credentialKey = (credential: Credential) => (credential.kind === 'api_key' ? `key:${credential.id}` : `token:${credential.id}`);
-const credentialName = (credential: Credential) => (credential.kind === 'api_key' ? 'API key' : 'access token');
+const credentialKey = (credential: Credential) => (credential.kind === 'api_key' ? `key:${credential.id}` : credential.kind === 'session' ? `session:${credential.id}` : `token:${credential.id}`);
+const credentialName = (credential: Credential) => (credential.kind === 'api_key' ? 'API key' : credential.kind === 'session' ? 'session' : 'access token');
 
 /**
  * The event streams this API process holds open: at most `maxPerCredential` per API key or access
@@ -140,13 +141,18 @@ export class OpenStreams {
       const streams = [...this.streams];
       const apiKeyIds = new Set<number>();
       const oauthTokenIds = new Set<string>();
+      const sessionIds = new Set<string>();
       for (const { credential } of streams) {
         if (credential.kind === 'api_key') apiKeyIds.add(credential.id);
+        else if (credential.kind === 'session') sessionIds.add(credential.id);
         else oauthTokenIds.add(credential.id);
       }
       const inForce = await credentialsInForce(this.db, { apiKeyIds: [...apiKeyIds], oauthTokenIds: [...oauthTokenIds] });
+      const sessionsInForce = await sessionIdsInForce(this.db, [...sessionIds]);
       for (const { credential, controller } of streams) {
-        const valid = credential.kind === 'api_key' ? inForce.apiKeyIds.has(credential.id) : inForce.oauthTokenIds.has(credential.id);
+        const valid = credential.kind === 'api_key'
+          ? inForce.apiKeyIds.has(credential.id)
+          : credential.kind === 'session' ? sessionsInForce.has(credential.id) : inForce.oauthTokenIds.has(credential.id);
         if (!valid) controller.abort(`the ${credentialName(credential)} was revoked or has expired`);
       }
       if (this.failing) this.log.info('event streams check their credentials again');

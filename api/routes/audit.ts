@@ -26,7 +26,7 @@ const AuditEntrySchema = z
     target: z.object({ type: z.string().openapi({ example: 'api_key' }), id: z.string().openapi({ example: '12' }) }),
     actor: z
       .object({
-        kind: z.enum(['api_key', 'oauth_client', 'cli']).openapi({ description: 'cli: an operator on the server with `fleet`' }),
+        kind: z.enum(['api_key', 'oauth_client', 'cli', 'session']).openapi({ description: 'cli: an operator on the server with `fleet`; session: a signed-in user (cookie)' }),
         keyId: z.number().int().nullable(),
         keyPrefix: z.string().nullable(),
         clientId: z.string().nullable().openapi({ description: 'The OAuth client\'s public id' }),

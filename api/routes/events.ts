@@ -185,6 +185,7 @@ export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases, pos
     const { token, hash } = issueStreamToken();
     const expiresAt = new Date(Date.now() + STREAM_TOKEN_TTL_MS);
     const { credential } = principal;
+    if (credential.kind === 'session') throw new ApiError(400, 'A signed-in session opens GET /events/stream with its cookie; stream tokens are for API keys and access tokens');
     // The stream token opens one stream as its credential would, and expires no later than the credential.
     const until = principal.expiresAt && principal.expiresAt < expiresAt ? principal.expiresAt : expiresAt;
     await insertStreamToken(db, hash, credential.kind === 'api_key' ? { apiKeyId: credential.id } : { oauthTokenId: credential.id }, until);
