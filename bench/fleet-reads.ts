@@ -71,7 +71,7 @@ export default async function fleetReadsBench(args: string[]): Promise<void> {
     await ensureSimulatedDevices(handle.db, accountId, SEED, DEVICES);
     if (viaGroups) {
       // The union's worst case: every vehicle through a group, half of them granted directly too.
-      const group = await handle.db.insertInto('vehicle_groups').values({ account_id: accountId, name: `bench ${user.id}` }).returning('id').executeTakeFirstOrThrow();
+      const group = await handle.db.insertInto('vehicle_groups').values({ account_id: accountId, mode: 'live', name: `bench ${user.id}` }).returning('id').executeTakeFirstOrThrow();
       await sql`INSERT INTO vehicle_group_devices (group_id, device_id) SELECT ${group.id}, id FROM devices WHERE account_id = ${accountId}`.execute(handle.db);
       await handle.db.insertInto('user_vehicle_groups').values({ user_id: user.id, group_id: group.id }).execute();
       await sql`INSERT INTO user_device_grants (user_id, device_id) SELECT ${user.id}, id FROM devices WHERE account_id = ${accountId} AND id % 2 = 0 ON CONFLICT DO NOTHING`.execute(handle.db);

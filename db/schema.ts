@@ -91,10 +91,11 @@ export interface UserVisibleDevicesView {
   device_id: ColumnType<number, never, never>;
 }
 
-/** A named set of an account's vehicles; users granted it see them (docs/api/groups.md). */
+/** A named set of an account's vehicles of one mode; users granted it see them (docs/api/groups.md). */
 export interface VehicleGroupsTable {
   id: Generated<number>;
   account_id: number;
+  mode: DeviceMode;
   name: string;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;

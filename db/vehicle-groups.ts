@@ -6,7 +6,7 @@ import { recordAudit } from './audit-log.ts';
 import { inTransaction, type Db } from './database.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
-/** A vehicle group as the API shows it: its vehicles of the scope's mode (by IMEI) and its users. */
+/** A vehicle group as the API shows it: its vehicles (by IMEI) and its users. Groups are per account and mode, as vehicles are. */
 export interface VehicleGroupRow {
   id: number;
   name: string;
@@ -18,13 +18,13 @@ export interface VehicleGroupRow {
 
 export interface GroupChanges {
   name?: string;
-  /** IMEIs of the account's vehicles of the scope's mode; replaces those (the other mode's stay). */
+  /** IMEIs of the account's vehicles of the scope's mode; replaces the group's vehicles. */
   vehicleIds?: string[];
   /** Users of the account; replaces the group's users. */
   userIds?: number[];
 }
 
-/** The account's groups (or the one `id`), ordered by name, with their vehicles of the scope's mode and their users. */
+/** The scope's groups (or the one `id`) of its account and mode, ordered by name, with their vehicles and users. */
 async function groupRows(db: Db, scope: AccessScope, id?: number): Promise<VehicleGroupRow[]> {
   let query = db
     .selectFrom('vehicle_groups as g')
@@ -36,6 +36,7 @@ async function groupRows(db: Db, scope: AccessScope, id?: number): Promise<Vehic
         WHERE ug.group_id = ${eb.ref('g.id')}), '{}')`.as('user_ids'),
     ])
     .where('g.account_id', '=', scope.accountId)
+    .where('g.mode', '=', scope.mode)
     .orderBy('g.name')
     .orderBy('g.id');
   if (id !== undefined) query = query.where('g.id', '=', id);
@@ -62,15 +63,16 @@ export async function groupsOfDevice(db: Db, deviceId: number): Promise<{ id: nu
     .execute();
 }
 
-/** Each user's groups, by name: what the users API shows as a user's `groups`. */
-export async function groupsOfUsers(db: Db, accountId: number, userIds: number[]): Promise<Map<number, { id: number; name: string }[]>> {
+/** Each user's groups of the scope's account and mode, by name: what the users API shows as a user's `groups`. */
+export async function groupsOfUsers(db: Db, scope: Pick<AccessScope, 'accountId' | 'mode'>, userIds: number[]): Promise<Map<number, { id: number; name: string }[]>> {
   const byUser = new Map<number, { id: number; name: string }[]>(userIds.map((u) => [u, []]));
   if (userIds.length === 0) return byUser;
   const rows = await db
     .selectFrom('user_vehicle_groups as ug')
     .innerJoin('vehicle_groups as g', 'g.id', 'ug.group_id')
     .select(['ug.user_id', 'g.id', 'g.name'])
-    .where('g.account_id', '=', accountId)
+    .where('g.account_id', '=', scope.accountId)
+    .where('g.mode', '=', scope.mode)
     .where('ug.user_id', 'in', userIds)
     .orderBy('g.name')
     .orderBy('g.id')
@@ -111,7 +113,6 @@ async function replaceMembers(trx: Db, scope: AccessScope, groupId: number, chan
     await trx
       .deleteFrom('vehicle_group_devices')
       .where('group_id', '=', groupId)
-      .where('device_id', 'in', (eb) => eb.selectFrom('devices').select('id').where('mode', '=', scope.mode))
       .$if(deviceIds.length > 0, (q) => q.where('device_id', 'not in', deviceIds))
       .execute();
     if (deviceIds.length > 0) {
@@ -140,16 +141,16 @@ async function replaceMembers(trx: Db, scope: AccessScope, groupId: number, chan
 }
 
 function nameTaken(name: string): DomainError {
-  return new DomainError('conflict', `a group named "${name}" already exists in this account`);
+  return new DomainError('conflict', `a group named "${name}" already exists in this account and mode`);
 }
 
-/** Creates a group in the scope's account, and audits it in the same transaction. */
+/** Creates a group in the scope's account and mode, and audits it in the same transaction. */
 export async function createVehicleGroup(db: Db, scope: AccessScope, actor: AuditActor, group: GroupChanges & { name: string }): Promise<VehicleGroupRow> {
   const name = group.name.trim();
   return inTransaction(db, async (trx) => {
     let id: number;
     try {
-      ({ id } = await trx.insertInto('vehicle_groups').values({ account_id: scope.accountId, name }).returning('id').executeTakeFirstOrThrow());
+      ({ id } = await trx.insertInto('vehicle_groups').values({ account_id: scope.accountId, mode: scope.mode, name }).returning('id').executeTakeFirstOrThrow());
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(name);
       throw error;
@@ -164,7 +165,7 @@ export async function createVehicleGroup(db: Db, scope: AccessScope, actor: Audi
   });
 }
 
-/** Changes what is given; undefined when the account has no such group. */
+/** Changes what is given; undefined when the scope has no such group. */
 export async function updateVehicleGroup(db: Db, scope: AccessScope, actor: AuditActor, id: number, changes: GroupChanges): Promise<VehicleGroupRow | undefined> {
   return inTransaction(db, async (trx) => {
     const before = await vehicleGroup(trx, scope, id);
@@ -205,12 +206,12 @@ function changeDetails(before: VehicleGroupRow, after: VehicleGroupRow): Record<
   return details;
 }
 
-/** Deletes a group (its users no longer see its vehicles through it); false when the account has no such group. */
+/** Deletes a group (its users no longer see its vehicles through it); false when the scope has no such group. */
 export async function deleteVehicleGroup(db: Db, scope: AccessScope, actor: AuditActor, id: number): Promise<boolean> {
   return inTransaction(db, async (trx) => {
     const before = await vehicleGroup(trx, scope, id);
     if (!before) return false;
-    await trx.deleteFrom('vehicle_groups').where('id', '=', id).where('account_id', '=', scope.accountId).execute();
+    await trx.deleteFrom('vehicle_groups').where('id', '=', id).where('account_id', '=', scope.accountId).where('mode', '=', scope.mode).execute();
     await recordAudit(trx, actor, {
       action: 'vehicle_group.deleted', targetType: 'vehicle_group', targetId: String(id),
       details: { name: before.name, vehicleIds: before.vehicle_ids, userIds: before.user_ids },

@@ -32,7 +32,7 @@ async function ok(res: { status: number; body: any }, what: string) {
 
 async function buildScope(account: 'A' | 'B', accountId: number, userId: number, mode: 'live' | 'test', n: number): Promise<Scope> {
   const label = `${account}-${mode}`;
-  const key = (await t.fixtures.key(userId, { mode, permissions: ['*', 'commands:write', 'keys:write', 'audit:read'] })).key;
+  const key = (await t.fixtures.key(userId, { mode, permissions: ['*', 'commands:write', 'keys:write', 'audit:read', 'users:read', 'users:write'] })).key;
   const call = (path: string, method = 'GET', body?: unknown) => t.json(`/api/v1${path}`, { key, method, body });
   const lat = `19.${n}0${n}0${n}1`;
   const lng = `-99.${n}1${n}1${n}2`;
@@ -79,6 +79,7 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   const client = await ok(await call('/oauth-clients', 'POST', { name: 'partner', scopes: ['devices:read'] }), `${label} client`);
   const item = await ok(await call('/maintenance', 'POST', { vehicleId: imei, name: 'Oil change', kind: 'odometer', interval: 10_000, from: 0 }), `${label} maintenance`);
   await ok(await call(`/maintenance/${item.data.id}/services`, 'POST', { odometerKm: 0 }), `${label} service`);
+  const group = await ok(await call('/groups', 'POST', { name: 'Depot group', vehicle_ids: [imei], user_ids: [userId] }), `${label} group`);
   // A picture from the truck's tracker, its bytes carrying the scope's plates.
   const picture = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0, 2 + plates.length]), Buffer.from(plates), Buffer.from([0xff, 0xd9])]);
   const { media } = await storeMedia(t.database.db, {
@@ -95,7 +96,7 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
     ids: {
       vehicle: imei, geofence: String(geofence.data.id), travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
       delivery: String(delivery.data.id), command: String(command.data.id), apiKey: String(minted.data.id), oauthClient: String(client.data.id),
-      maintenance: String(item.data.id), media: media.id,
+      maintenance: String(item.data.id), media: media.id, group: String(group.data.id), user: String(userId),
     },
   };
 }
@@ -122,6 +123,7 @@ function pathFor(path: string, ids: Scope['ids']): string {
     '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
     '/vehicles/{id}/positions': 'vehicle', '/vehicles/{id}/accumulators': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
     '/commands/{id}': 'command', '/maintenance/{id}': 'maintenance', '/maintenance/{id}/services': 'maintenance', '/media/{id}': 'media',
+    '/groups/{id}': 'group', '/users/{id}': 'user',
   };
   let filled = path.replace('{deliveryId}', ids.delivery!);
   const kind = path === '/webhooks/{id}/deliveries/{deliveryId}' ? 'webhook' : idFor[path];
@@ -186,6 +188,7 @@ describe('two accounts with the same names, each in both modes', () => {
     const mustShow = [
       '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
       '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit', '/maintenance', '/maintenance/{id}', '/media', '/media/{id}',
+      '/groups', '/groups/{id}',
     ];
     for (const scope of scopes) {
       for (const path of mustShow) {
@@ -201,6 +204,8 @@ describe('two accounts with the same names, each in both modes', () => {
     for (const scope of scopes) {
       for (const other of scopes.filter((s) => s !== scope)) {
         for (const op of gets().filter((o) => o.path.includes('{'))) {
+          // The account's users are the same in both its modes.
+          if (op.path === '/users/{id}' && other.accountId === scope.accountId) continue;
           const path = pathFor(op.path, other.ids);
           const res = await t.call(`/api/v1${path}`, { key: scope.key });
           if (res.status !== 404) opened.push(`${scope.label} GET ${path} (of ${other.label}): ${res.status}`);
@@ -285,4 +290,78 @@ describe('every write operation, with each key at each other scope\'s objects', 
     expect(found).toEqual([]);
     expect(attempts).toBeGreaterThanOrEqual(12 * 30);
   }, 600_000);
+});
+
+describe('two users of one account with different vehicle groups', () => {
+  // In account A, live: Ana's group holds one van, Ben's another; Ana is also granted a third van
+  // directly. Each must see their own group's van (and Ana her direct grant) over every GET operation,
+  // nothing of the other's, and 404 for the other's van by id.
+  interface Member { name: string; key: string; van: string; vanName: string; markers: string[] }
+  const members: Member[] = [];
+  let direct = '';
+
+  beforeAll(async () => {
+    const a = scopes.find((s) => s.label === 'A-live')!;
+    const admin = (path: string, method = 'GET', body?: unknown) => t.json(`/api/v1${path}`, { key: a.key, method, body });
+    for (const [n, name] of [[7, 'Ana'], [8, 'Ben'], [9, 'Direct']] as const) {
+      const imei = `37${String(a.accountId).padStart(6, '0')}${String(n).padStart(7, '0')}`;
+      const vanName = `Group van ${name}-${a.accountId}`;
+      await ok(await admin('/vehicles', 'POST', { imei, name: vanName, plates: `GV-${name}-${a.accountId}` }), `${name} van`);
+      const device = await t.database.db.selectFrom('devices').select('id').where('imei', '=', imei).executeTakeFirstOrThrow();
+      const fixTime = new Date(Date.now() - 5 * 60_000);
+      const [lat, lng] = [Number(`20.${n}1${n}1${n}`), Number(`-100.${n}2${n}2${n}`)];
+      await t.fixtures.fix(device.id, { fixTime, valid: true, latitude: lat, longitude: lng, speedKmh: 0, ignition: true });
+      await appendEvents(t.database.db, [{
+        type: 'vehicle.ignition.on', occurredAt: fixTime, deviceId: device.id,
+        position: { lat, lng, speedKmh: 0, heading: null, fixTime }, dedupeKey: `isolation:group:${name}:${a.accountId}`,
+      }]);
+      if (name === 'Direct') {
+        direct = imei;
+        continue;
+      }
+      const user = await t.fixtures.user(a.accountId);
+      const key = (await t.fixtures.key(user.id, { mode: 'live', permissions: ['*', 'commands:write'] })).key;
+      await ok(await admin('/groups', 'POST', { name: `Group of ${name}`, vehicle_ids: [imei], user_ids: [user.id] }), `${name} group`);
+      members.push({ name, key, van: imei, vanName, markers: [imei, vanName, `GV-${name}-${a.accountId}`, String(lat), String(lng)] });
+    }
+  }, 60_000);
+
+  it('each sees its own group\'s vehicle and nothing of the other\'s, over every GET operation', async () => {
+    const a = scopes.find((s) => s.label === 'A-live')!;
+    const leaks: string[] = [];
+    for (const member of members) {
+      const other = members.find((m) => m !== member)!;
+      const ids = { ...a.ids, vehicle: member.van };
+      for (const op of gets()) {
+        const path = pathFor(op.path, ids);
+        const res = await t.call(`/api/v1${path}`, { key: member.key, headers: op.path === '/events/stream' ? { 'Last-Event-ID': '0' } : {} });
+        const text = await answerText(res);
+        for (const marker of other.markers) if (text.includes(marker)) leaks.push(`${member.name} GET ${path} shows ${marker}`);
+      }
+      for (const path of ['/devices/status', '/vehicles?limit=500', '/events?limit=200', `/vehicles/${member.van}`, `/devices/${member.van}/status`]) {
+        const text = await (await t.call(`/api/v1${path}`, { key: member.key })).text();
+        if (!text.includes(member.van)) leaks.push(`${member.name} GET ${path} does not show its group's vehicle`);
+      }
+      for (const op of gets().filter((o) => o.path.includes('{id}') || o.path.includes('{deviceId}'))) {
+        if (!['/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/devices/{deviceId}/status'].includes(op.path)) continue;
+        const res = await t.call(`/api/v1${pathFor(op.path, { ...a.ids, vehicle: other.van })}`, { key: member.key });
+        if (res.status !== 404) leaks.push(`${member.name} GET ${op.path} of ${other.name}'s van: ${res.status}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  }, 120_000);
+
+  it('adds a direct grant to what a group gives, and takes the group\'s vehicle away when the group lets go', async () => {
+    const a = scopes.find((s) => s.label === 'A-live')!;
+    const [ana, ben] = members;
+    const anaUser = (await t.json('/api/v1/groups', { key: a.key })).body.data.find((g: any) => g.name === 'Group of Ana');
+    await ok(await t.json(`/api/v1/vehicles/${direct}`, { key: a.key, method: 'PATCH', body: { user_ids: anaUser.user_ids } }), 'direct grant');
+    const seen = async (key: string) => ((await t.json('/api/v1/vehicles?limit=500', { key })).body.data as any[]).map((v) => v.id).sort();
+    expect(await seen(ana!.key)).toEqual([ana!.van, direct].sort());
+    expect(await seen(ben!.key)).toEqual([ben!.van]);
+    await ok(await t.json(`/api/v1/groups/${anaUser.id}`, { key: a.key, method: 'PATCH', body: { vehicle_ids: [] } }), 'empty group');
+    expect(await seen(ana!.key)).toEqual([direct]);
+    expect((await t.call(`/api/v1/vehicles/${ana!.van}`, { key: ana!.key })).status).toBe(404);
+    await ok(await t.json(`/api/v1/groups/${anaUser.id}`, { key: a.key, method: 'PATCH', body: { vehicle_ids: [ana!.van] } }), 'group again');
+  });
 });

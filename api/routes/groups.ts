@@ -25,7 +25,7 @@ const name = z
   .min(1, 'name must not be empty')
   .max(200, 'name must be at most 200 characters')
   .refine(noNul, 'name must not contain NUL characters')
-  .openapi({ description: 'Unique among the account\'s groups; trimmed, 1 to 200 characters', example: 'North depot' });
+  .openapi({ description: 'Unique among the account\'s groups of the key\'s mode; trimmed, 1 to 200 characters', example: 'North depot' });
 const vehicleIds = z
   .array(z.string().min(1).max(64).refine(noNul, 'vehicle ids must not contain NUL characters'))
   .max(MAX_MEMBERS)
@@ -39,7 +39,7 @@ const GroupSchema = z
   .object({
     id: z.number().int(),
     name: z.string(),
-    vehicle_ids: z.array(z.string()).openapi({ description: 'Its vehicles of the key\'s mode, by IMEI (vehicles of the other mode stay in it, shown to keys of that mode)' }),
+    vehicle_ids: z.array(z.string()).openapi({ description: 'Its vehicles, by IMEI' }),
     user_ids: z.array(z.number().int()).openapi({ description: 'Users granted the group' }),
     created_at: z.string().openapi({ example: '2026-03-01T08:00:00.000Z' }),
     updated_at: z.string().openapi({ example: '2026-03-02T09:30:00.000Z' }),
@@ -50,7 +50,7 @@ const CreateBody = z.object({ name, vehicle_ids: vehicleIds.optional(), user_ids
 const PatchBody = z
   .object({
     name: name.optional(),
-    vehicle_ids: vehicleIds.optional().openapi({ description: 'Replaces the group\'s vehicles of the key\'s mode' }),
+    vehicle_ids: vehicleIds.optional().openapi({ description: 'Replaces the group\'s vehicles' }),
     user_ids: userIds.optional().openapi({ description: 'Replaces the group\'s users' }),
   })
   .strict()
@@ -61,7 +61,7 @@ const BAD_BODY = 'Invalid field, an unknown field, a vehicle not in the account 
 const routes = {
   list: createRoute({
     method: 'get', path: '/groups', tags: ['Groups'], summary: 'The account\'s vehicle groups',
-    description: 'Every group of the key\'s account, ordered by name, with its vehicles of the key\'s mode and its users.',
+    description: 'The groups of the key\'s account and mode (groups are per mode, as vehicles are), ordered by name, with their vehicles and users.',
     middleware: [requirePermission('users:read')] as const,
     responses: { 200: { description: 'The groups', content: json(envelopeSchema(z.array(GroupSchema), 'VehicleGroupList')) }, ...errorResponses() },
   }),
@@ -81,7 +81,7 @@ const routes = {
     request: { body: { content: json(CreateBody), required: true } },
     responses: {
       201: { description: 'The group', content: json(envelopeSchema(GroupSchema, 'VehicleGroupCreated')) },
-      ...errorResponses([400, BAD_BODY], [409, 'The account has a group of this name'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...errorResponses([400, BAD_BODY], [409, 'The account has a group of this name in the key\'s mode'], [413, 'Body too large'], [415, 'Not JSON']),
     },
   }),
   patch: createRoute({

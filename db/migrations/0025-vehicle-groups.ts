@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Vehicle groups (docs/api/groups.md, docs/decisions/0023-vehicle-groups.md):
- * - `vehicle_groups`: named per account (the name unique within it);
+ * - `vehicle_groups`: named per account and mode, as vehicles are (the name unique within them), so a
+ *   test key and a live key never see each other's groups;
  * - `vehicle_group_devices`: which vehicles a group holds;
  * - `user_vehicle_groups`: which users are granted a group.
  * The direct grants move to `user_device_grants`, and `user_devices` becomes a view of what a user
@@ -17,10 +18,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE TABLE vehicle_groups (
       id serial PRIMARY KEY,
       account_id integer NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+      mode text NOT NULL CHECK (mode IN ('live', 'test')),
       name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 200),
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (account_id, name)
+      UNIQUE (account_id, mode, name)
     )`.execute(db);
   await sql`
     CREATE TABLE vehicle_group_devices (

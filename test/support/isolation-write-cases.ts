@@ -18,7 +18,7 @@ export interface IsolationScope {
   /** The ids its paths take. */
   ids: {
     vehicle: string; geofence: string; travel: string; driver: string; webhook: string; delivery: string; command: string; apiKey: string; oauthClient: string;
-    maintenance: string; media: string;
+    maintenance: string; media: string; group: string; user: string;
   };
   /** What no other scope has a namesake of: a vehicle with no travel (and its IMEI), a geofence, a driver's identifier, a webhook URL, a command's idempotency key. */
   only: { van: string; vanImei: string; yard: string; identifier: string; url: string; idempotencyKey: string };
@@ -159,6 +159,25 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   'PATCH /maintenance/{id}': (_a, v) => [byPath('PATCH', '/maintenance/{id}', { id: v.ids.maintenance }, { name: 'Taken over', nextDue: 1 })],
   'DELETE /maintenance/{id}': (_a, v) => [byPath('DELETE', '/maintenance/{id}', { id: v.ids.maintenance })],
   'POST /maintenance/{id}/services': (_a, v) => [byPath('POST', '/maintenance/{id}/services', { id: v.ids.maintenance }, { odometerKm: 1, note: 'Taken over' })],
+
+  // A group names vehicles by IMEI: the victim's answers as one that exists nowhere (400, same words).
+  'POST /groups': (_a, v) => [{
+    ...at('POST', '/groups', 400, { name: unique('Grabbed'), vehicle_ids: [v.ids.vehicle] }), what: 'a group holding the victim\'s vehicle',
+    nowhere: { path: '/groups', body: { name: unique('Grabbed'), vehicle_ids: [NO_IMEI] } },
+  }],
+  'PATCH /groups/{id}': (_a, v) => [byPath('PATCH', '/groups/{id}', { id: v.ids.group }, { name: 'Taken over', vehicle_ids: [] })],
+  'DELETE /groups/{id}': (_a, v) => [byPath('DELETE', '/groups/{id}', { id: v.ids.group })],
+
+  // Users are the account's, in both modes: another account's answer 404 as ids that exist nowhere;
+  // the account's own (the other mode's key has the same user) are no other scope's objects.
+  'POST /users': (a, v) => (a.accountId === v.accountId ? [] : [{
+    what: 'a user', method: 'POST', path: '/users', body: { email: `${unique('iso').replace(/\W/g, '-')}@example.test`, timezone: 'UTC' }, status: 201,
+    nowhere: { path: '/users', body: { email: `${unique('iso').replace(/\W/g, '-')}@example.test`, timezone: 'UTC' } }, undo: (u) => ({ method: 'DELETE', path: `/users/${u.id}` }),
+  }]),
+  'PATCH /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [byPath('PATCH', '/users/{id}', { id: v.ids.user }, { name: 'Taken over', role: 'viewer' })]),
+  'DELETE /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [byPath('DELETE', '/users/{id}', { id: v.ids.user })]),
+  // Names nothing but the caller's own user.
+  'PATCH /users/me': () => [],
 
   // Minting names nothing of another scope: the new credential must land in the caller's own scope only.
   'POST /api-keys': () => [{

@@ -237,7 +237,7 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
     action: 'oauth_client.created', targetType: 'oauth_client', targetId: String(client.id), details: { clientId: client.client_id },
   });
   const credentials = { keyToRevoke, clientToRevoke: client.id };
-  const group = (name: string) => db.insertInto('vehicle_groups').values({ account_id: account.id, name }).returning('id').executeTakeFirstOrThrow();
+  const group = (name: string) => db.insertInto('vehicle_groups').values({ account_id: account.id, mode: 'live', name }).returning('id').executeTakeFirstOrThrow();
   const mainGroup = await group('North depot');
   await db.insertInto('vehicle_group_devices').values({ group_id: mainGroup.id, device_id: detailedId }).execute();
   await db.insertInto('user_vehicle_groups').values({ group_id: mainGroup.id, user_id: user.id }).execute();

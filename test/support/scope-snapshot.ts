@@ -5,7 +5,7 @@ import type { DeviceMode } from '../../db/schema.ts';
 /**
  * Every row of what one account keeps in one mode, as text: vehicles, who may see them, their odometer baselines and maintenance items and services, geofences,
  * drivers and their assignments, travels and their waypoints, webhooks and their deliveries, commands,
- * API keys, OAuth clients and their tokens, the event log and the audit log. Two equal snapshots mean nothing of the scope was written
+ * the account's users (in both modes' snapshots: they are the account's), API keys, OAuth clients and their tokens, the event log and the audit log. Two equal snapshots mean nothing of the scope was written
  * between them. `last_used_at` is left out: a key's use is recorded after its request, not by it.
  */
 export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode): Promise<string> {
@@ -19,6 +19,11 @@ export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode)
     SELECT jsonb_build_object(
       'devices', (SELECT jsonb_agg(to_jsonb(d) ORDER BY d.id) FROM d),
       'grants', (SELECT jsonb_agg(to_jsonb(g) ORDER BY g.device_id, g.user_id) FROM user_devices g WHERE g.device_id IN (SELECT id FROM d)),
+      'groups', (SELECT jsonb_agg(to_jsonb(g) ORDER BY g.id) FROM vehicle_groups g WHERE g.account_id = ${accountId} AND g.mode = ${mode}),
+      'group_vehicles', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.group_id, x.device_id) FROM vehicle_group_devices x
+        WHERE x.group_id IN (SELECT id FROM vehicle_groups WHERE account_id = ${accountId} AND mode = ${mode})),
+      'group_users', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.group_id, x.user_id) FROM user_vehicle_groups x
+        WHERE x.group_id IN (SELECT id FROM vehicle_groups WHERE account_id = ${accountId} AND mode = ${mode})),
       'baselines', (SELECT jsonb_agg(to_jsonb(b) ORDER BY b.device_id) FROM vehicle_baselines b WHERE b.device_id IN (SELECT id FROM d)),
       'maintenance', (SELECT jsonb_agg(to_jsonb(m) ORDER BY m.id) FROM maintenance_items m WHERE m.device_id IN (SELECT id FROM d)),
       'services', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM maintenance_services x WHERE x.item_id IN (SELECT m.id FROM maintenance_items m WHERE m.device_id IN (SELECT id FROM d))),
@@ -30,6 +35,7 @@ export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode)
       'webhooks', (SELECT jsonb_agg(to_jsonb(wh) ORDER BY wh.id) FROM wh),
       'deliveries', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM webhook_deliveries x WHERE x.webhook_id IN (SELECT id FROM wh)),
       'commands', (SELECT jsonb_agg(to_jsonb(c) ORDER BY c.id) FROM commands c WHERE c.device_id IN (SELECT id FROM d)),
+      'users', (SELECT jsonb_agg(to_jsonb(u) ORDER BY u.id) FROM users u WHERE u.account_id = ${accountId}),
       'keys', (SELECT jsonb_agg(to_jsonb(k) - 'last_used_at' ORDER BY k.id) FROM k),
       'clients', (SELECT jsonb_agg(to_jsonb(oc) - 'last_used_at' ORDER BY oc.id) FROM oc),
       'tokens', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) FROM oauth_tokens t WHERE t.client_id IN (SELECT id FROM oc)),
