@@ -3,6 +3,7 @@ import { accountCommand, accountUsage } from './commands/account.ts';
 import { deadLetterCommand, deadLetterUsage } from './commands/dead-letter.ts';
 import { demoCommand, demoUsage } from './commands/demo.ts';
 import { deviceCommand, deviceUsage } from './commands/device.ts';
+import { groupCommand, groupUsage } from './commands/group.ts';
 import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
 import { keyCommand, keyUsage } from './commands/key.ts';
 import { oauthClientCommand, oauthClientUsage } from './commands/oauth-client.ts';
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promis
   key: { run: keyCommand, usage: keyUsage },
   'oauth-client': { run: oauthClientCommand, usage: oauthClientUsage },
   device: { run: deviceCommand, usage: deviceUsage },
+  group: { run: groupCommand, usage: groupUsage },
   geofence: { run: geofenceCommand, usage: geofenceUsage },
   demo: { run: demoCommand, usage: demoUsage },
   simulate: { run: simulateCommand, usage: simulateUsage },

@@ -219,3 +219,9 @@ export async function deleteVehicleGroup(db: Db, scope: AccessScope, actor: Audi
     return true;
   });
 }
+
+/** The account and mode a group belongs to, for the command line (which names a group by id alone). */
+export async function vehicleGroupHome(db: Db, id: number): Promise<{ accountId: number; mode: AccessScope['mode'] } | undefined> {
+  const row = await db.selectFrom('vehicle_groups').select(['account_id', 'mode']).where('id', '=', id).executeTakeFirst();
+  return row && { accountId: row.account_id, mode: row.mode };
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../db/event-log.ts';
 import { expectErrorEnvelope } from './support/envelope-assertions.ts';
+import { runFleet } from './support/fleet-command.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
 // Vehicle groups through the real HTTP app: what a group's users see follows its membership at once
@@ -130,4 +131,23 @@ describe('vehicle groups', () => {
     expect((await t.json(GROUPS, { key: f.driverKey })).status).toBe(403);
     expect((await t.json(GROUPS, { key: f.driverKey, method: 'POST', body: { name: 'Z' } })).status).toBe(403);
   });
+});
+
+describe('fleet group', () => {
+  it('creates a group, adds a vehicle and grants it, and the user sees the vehicle through the API', async () => {
+    const f = await fleet();
+    const env = t.database.env;
+    const created = await runFleet(['group', 'create', '--account', String(f.account.id), '--name', 'Yard', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const group = JSON.parse(created.stdout);
+    const added = await runFleet(['group', 'add-vehicle', '--group', String(group.id), '--imei', f.vehicles[1]!.imei, '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const granted = await runFleet(['group', 'grant', '--group', String(group.id), '--user', f.driver.email, '--json'], env);
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(JSON.parse(granted.stdout)).toMatchObject({ name: 'Yard', vehicleIds: [f.vehicles[1]!.imei], userIds: [f.driver.id] });
+    expect(await seen(f.driverKey)).toEqual(all([f.vehicles[1]!.imei]));
+    const unknown = await runFleet(['group', 'add-vehicle', '--group', String(group.id), '--imei', '000000000000000'], env);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/vehicle_ids: no live vehicle/);
+  }, 120_000);
 });
