@@ -50,13 +50,20 @@ function userView(u: User) {
 
 const blankToNull = (s: string | null | undefined) => (s === undefined ? undefined : s === null || s === '' ? null : s);
 
+/** The answers of /users/me: any valid credential may call it, so no 403. */
+function selfErrorResponses(...extra: Array<[number, string]>) {
+  const responses = errorResponses(...extra);
+  delete responses[403];
+  return responses;
+}
+
 const ROLE_RULES = 'Nobody raises their own role, only an owner makes, changes or removes an owner, and nobody gives a role above their own (403); the account\'s last owner can be neither demoted nor removed (409).';
 
 const routes = {
   me: createRoute({
     method: 'get', path: '/users/me', tags: TAG, summary: 'The calling credential\'s user: name, email, timezone and role',
     description: 'Any valid credential may read its own user; no users:read needed.',
-    responses: { 200: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserMe')) }, ...errorResponses() },
+    responses: { 200: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserMe')) }, ...selfErrorResponses() },
   }),
   patchMe: createRoute({
     method: 'patch', path: '/users/me', tags: TAG, summary: 'Change one\'s own name or timezone',
@@ -64,7 +71,7 @@ const routes = {
     request: { body: { content: json(ProfileBody), required: true } },
     responses: {
       200: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserMeUpdated')) },
-      ...errorResponses([400, 'Invalid field (a timezone that is not an IANA zone)'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...selfErrorResponses([400, 'Invalid field (a timezone that is not an IANA zone)'], [413, 'Body too large'], [415, 'Not JSON']),
     },
   }),
   list: createRoute({
