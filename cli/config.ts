@@ -112,6 +112,12 @@ export interface Config {
     authFailureLimit: number;
     /** OAUTH_TOKEN_RATE_LIMIT: tokens one OAuth client may be issued a minute. */
     oauthTokenRateLimit: number;
+    /** SESSION_IDLE_MINUTES (in ms): a sign-in session unused this long ends. */
+    sessionIdleMs: number;
+    /** SESSION_MAX_DAYS (in ms): a sign-in session ends this long after sign-in. */
+    sessionMaxMs: number;
+    /** SIGN_IN_FAILURE_LIMIT: failed sign-ins one email may have in a minute before sign-ins to it are answered 429. */
+    signInFailureLimit: number;
     /** TRUST_PROXY: addresses and CIDR blocks of proxies whose X-Forwarded-For names the client. */
     trustProxy: string[];
   };
@@ -405,6 +411,9 @@ export function loadConfig(env: Env = process.env): Config {
       tokenTtlS: integer(env, 'OAUTH_TOKEN_TTL_S', 3600, 60, 86_400),
       authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1, 100_000),
       oauthTokenRateLimit: integer(env, 'OAUTH_TOKEN_RATE_LIMIT', 30, 1, 100_000),
+      sessionIdleMs: integer(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600) * 60_000,
+      sessionMaxMs: integer(env, 'SESSION_MAX_DAYS', 30, 1, 365) * 86_400_000,
+      signInFailureLimit: integer(env, 'SIGN_IN_FAILURE_LIMIT', 5, 1, 1000),
       trustProxy: trustProxy(env.TRUST_PROXY),
     },
     commands: {

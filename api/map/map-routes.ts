@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { etagOf, leafletAsset, ownAsset, type MapAsset } from './map-assets.ts';
 import { mapPage } from './map-page.ts';
+import { SET_PASSWORD_PAGE } from './set-password-page.ts';
 import { tileOrigin, type MapTiles } from './map-tiles.ts';
 import { selfOnlyPolicy } from '../self-only-policy.ts';
 
@@ -52,7 +53,11 @@ export function mapRoutes(tiles?: MapTiles) {
   const html = new TextEncoder().encode(mapPage(tiles));
   const page: MapAsset = { body: html, contentType: 'text/html; charset=utf-8', etag: etagOf(html), cacheControl: 'no-cache' };
 
+  const setPasswordHtml = new TextEncoder().encode(SET_PASSWORD_PAGE);
+  const setPassword: MapAsset = { body: setPasswordHtml, contentType: 'text/html; charset=utf-8', etag: etagOf(setPasswordHtml), cacheControl: 'no-cache' };
+
   app.get('/', (c) => send(c, page, security));
+  app.get('/set-password', (c) => send(c, setPassword, security));
   app.get('/static/:file', async (c) => {
     const asset = ownAsset(c.req.param('file'));
     return asset ? send(c, await asset, security) : c.notFound();

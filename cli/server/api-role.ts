@@ -31,6 +31,8 @@ export async function startApiRole(
     overviewRateLimiter: RateLimiter;
     authFailureLimiter: RateLimiter;
     oauthTokenLimiter: RateLimiter;
+    /** Failed sign-ins per email (SIGN_IN_FAILURE_LIMIT a minute). */
+    signInFailureLimiter?: RateLimiter;
     /** Counts open event streams per credential over every API process (REDIS_URL); absent, per process. */
     streamLeases?: StreamLeases;
     engineQueue: EngineQueue;
@@ -64,6 +66,8 @@ export async function startApiRole(
     metricsToken: config.metricsToken,
     authFailureLimiter: deps.authFailureLimiter,
     oauthTokenLimiter: deps.oauthTokenLimiter,
+    signInFailureLimiter: deps.signInFailureLimiter,
+    sessions: { idleMs: config.access.sessionIdleMs, maxMs: config.access.sessionMaxMs, publicUrl: config.access.publicUrl },
     trustedProxies: new TrustedProxies(config.access.trustProxy),
     oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {

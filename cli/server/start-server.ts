@@ -125,17 +125,19 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       // Per database, as the queues: deployments (and test runs) sharing a Redis do not count each other's failures.
       const authFailureLimiter = limiter({ max: config.access.authFailureLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:auth-failures:`);
       const oauthTokenLimiter = limiter({ max: config.access.oauthTokenRateLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:oauth-tokens:`);
+      const signInFailureLimiter = limiter({ max: config.access.signInFailureLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:sign-in-failures:`);
       stack.push('rate limiters', async () => {
         await rateLimiter.close();
         await overviewRateLimiter.close();
         await authFailureLimiter.close();
         await oauthTokenLimiter.close();
+        await signInFailureLimiter.close();
       });
       // Open event streams per credential, counted over every API process of the database; released at stop.
       const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
       });
       stack.push('api', api.stop);
     }
