@@ -447,7 +447,7 @@ describe('GET /vehicles/{id}', () => {
     expect(bare).toEqual({
       id: imei, name: 'Detailed', status: 'inactive', speed_kmh: null, location: null, updated_at: null,
       plates: 'DET-1', protocol: 'gt06', speed_limit_kmh: 90, fuel_tank_litres: null, driver: null, unknown_driver_identifier: null, unknown_driver_seen_at: null,
-      user_ids: [user.id, colleague.id].sort((a, b) => a - b), address: null, odometer_km: null, engine_hours: null,
+      user_ids: [user.id, colleague.id].sort((a, b) => a - b), groups: [], address: null, odometer_km: null, engine_hours: null,
     });
 
     // Drivers and assignments as the drivers' engine part writes them (their API is its own resource).
