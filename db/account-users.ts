@@ -129,7 +129,8 @@ export async function changeOwnProfile(db: Db, actor: AuditActor & { userId: num
 
 /**
  * Removes a user of the actor's account: kept as removed (the audit log and their travels still name
- * them), their API keys, OAuth clients and access tokens revoked and their webhooks deleted, in one
+ * them), their API keys, OAuth clients, access tokens and sign-in sessions revoked, their password
+ * cleared and their webhooks deleted, in one
  * transaction. Only an owner removes an owner, and never the last one (409).
  */
 export async function removeAccountUser(db: Db, actor: AuditActor & { userId: number }, id: number): Promise<User> {
@@ -148,6 +149,8 @@ export async function removeAccountUser(db: Db, actor: AuditActor & { userId: nu
       .where('client_id', 'in', trx.selectFrom('oauth_clients').select('id').where('user_id', '=', id))
       .where('revoked_at', 'is', null).execute();
     const webhooks = await trx.deleteFrom('webhooks').where('user_id', '=', id).returning('id').execute();
+    await trx.updateTable('user_sessions').set({ revoked_at: sql`now()` }).where('user_id', '=', id).where('revoked_at', 'is', null).execute();
+    await trx.updateTable('users').set({ password_hash: null }).where('id', '=', id).execute();
     await recordAudit(trx, actor, {
       action: 'user.removed', targetType: 'user', targetId: String(id),
       details: { email: target.email, role: target.role, apiKeysRevoked: keys.length, oauthClientsRevoked: clients.length, webhooksDeleted: webhooks.length },

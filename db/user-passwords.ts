@@ -9,7 +9,7 @@ export async function passwordHashOf(db: Db, userId: number): Promise<string | n
 
 /** The user an email names, with its password hash, for signing in. */
 export async function signInCandidate(db: Db, email: string): Promise<{ id: number; password_hash: string | null } | undefined> {
-  return db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  return db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', email.trim().toLowerCase()).where('removed_at', 'is', null).executeTakeFirst();
 }
 
 export async function setPasswordHash(db: Db, userId: number, hash: string): Promise<void> {

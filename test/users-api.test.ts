@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintCredential } from '../api/auth/mint-credential.ts';
 import type { Role } from '../domain/access/roles.ts';
@@ -152,7 +153,13 @@ describe('users API', () => {
     expect(hook.status).toBe(201);
     const client = await t.json('/api/v1/oauth-clients', { key: gone.key, method: 'POST', body: { scopes: ['vehicles:read'] } });
     expect(client.status).toBe(201);
+    const hour = new Date(Date.now() + 3_600_000);
+    await t.database.db.updateTable('users').set({ password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo' }).where('id', '=', gone.user.id).execute();
+    await t.database.db.insertInto('user_sessions').values({ id: randomUUID(), token_hash: `gone-${gone.user.id}`, user_id: gone.user.id, expires_at: hour, idle_expires_at: hour }).execute();
     expect(await t.json(`${USERS}/${gone.user.id}`, { key: owner.key, method: 'DELETE' })).toMatchObject({ status: 200 });
+    const session = await t.database.db.selectFrom('user_sessions').select('revoked_at').where('user_id', '=', gone.user.id).executeTakeFirstOrThrow();
+    expect(session.revoked_at).not.toBeNull();
+    expect((await t.database.db.selectFrom('users').select('password_hash').where('id', '=', gone.user.id).executeTakeFirstOrThrow()).password_hash).toBeNull();
     expect(await t.json('/api/v1/vehicles', { key: gone.key })).toMatchObject({ status: 401 });
     const clients = await t.database.db.selectFrom('oauth_clients').select('revoked_at').where('user_id', '=', gone.user.id).execute();
     expect(clients.length).toBe(1);
