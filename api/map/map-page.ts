@@ -29,9 +29,17 @@ export function mapPage(tiles?: MapTiles): string {
 </head>
 <body data-event-types="${EVENT_TYPES.join(',')}"${tileAttributes(tiles)}>
   <section id="login" class="login" hidden>
-    <form id="login-form" class="login-box" method="post" autocomplete="off">
+    <form id="sign-in-form" class="login-box" method="post">
       <h1>fleetcore live map</h1>
-      <p>Enter an API key with <code>devices:read</code>, <code>geofences:read</code>, <code>vehicles:read</code>,
+      <label for="sign-in-email">Email</label>
+      <input id="sign-in-email" name="email" type="email" autocomplete="username" required>
+      <label for="sign-in-password">Password</label>
+      <input id="sign-in-password" name="password" type="password" autocomplete="current-password" required>
+      <button type="submit">Sign in</button>
+      <p id="sign-in-error" class="login-error" role="alert" hidden></p>
+    </form>
+    <form id="login-form" class="login-box" method="post" autocomplete="off">
+      <p>Or enter an API key with <code>devices:read</code>, <code>geofences:read</code>, <code>vehicles:read</code>,
         <code>travels:read</code> and <code>events:read</code>. It is kept in this tab's session storage only
         (gone when the tab closes) and sent only to this server.</p>
       <label for="api-key">API key</label>

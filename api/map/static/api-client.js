@@ -1,4 +1,5 @@
-// Calls to the fleetcore API with the key in the Authorization header (never in a URL).
+// Calls to the fleetcore API with the key in the Authorization header (never in a URL), or, signed in,
+// with the session cookie and its CSRF token on writes.
 
 const API = '/api/v1';
 
@@ -17,11 +18,13 @@ export class ApiRequestError extends Error {
  * page goes back to the login box, since no later request with that key can succeed. Once `signal`
  * aborts (the session ended), requests in flight and later ones fail with that abort.
  */
-export function apiClient(key, signal, onUnauthorized) {
+export function apiClient(key, signal, onUnauthorized, csrfToken) {
   async function request(method, path) {
     let response;
     try {
-      response = await fetch(API + path, { method, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' }, cache: 'no-store', signal });
+      const headers = key ? { Authorization: `Bearer ${key}`, Accept: 'application/json' } : { Accept: 'application/json' };
+      if (!key && method !== 'GET') headers['X-CSRF-Token'] = csrfToken;
+      response = await fetch(API + path, { method, headers, cache: 'no-store', credentials: 'same-origin', signal });
     } catch (error) {
       if (signal.aborted) throw error;
       throw new ApiRequestError(0, 'The server cannot be reached');
@@ -35,6 +38,7 @@ export function apiClient(key, signal, onUnauthorized) {
     throw failure;
   }
   return {
+    signedIn: !key,
     get: (path) => request('GET', path),
     post: (path) => request('POST', path),
   };

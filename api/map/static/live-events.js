@@ -23,7 +23,8 @@ export function liveEvents(api, { eventTypes, afterId, onEvent, onState, onProbl
     if (stopped) return;
     let token;
     try {
-      token = (await api.post('/events/stream-tokens')).data.token;
+      // Signed in, the stream opens with the session cookie (EventSource sends it to this server).
+      if (!api.signedIn) token = (await api.post('/events/stream-tokens')).data.token;
     } catch (error) {
       if (stopped || error.status === 401) return; // the page is going back to the login box
       onState('offline');
@@ -33,7 +34,7 @@ export function liveEvents(api, { eventTypes, afterId, onEvent, onState, onProbl
       return;
     }
     if (stopped) return;
-    const query = new URLSearchParams({ token });
+    const query = new URLSearchParams(token ? { token } : {});
     if (lastId) query.set('lastEventId', lastId);
     const stream = new EventSource(`/api/v1/events/stream?${query}`);
     source = stream;

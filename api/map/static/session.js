@@ -22,14 +22,14 @@ const SOURCE_NAMES = { status: 'Vehicle status', geofences: 'Geofences', travels
 
 const byId = (id) => document.getElementById(id);
 
-export function startSession(key, { onUnauthorized }) {
+export function startSession(key, { onUnauthorized, csrfToken }) {
   let stopped = false;
   const isStopped = () => stopped;
   // Ending the session aborts its requests in flight, so no answer lands on the login box's page.
   const ending = new AbortController();
   const api = apiClient(key, ending.signal, (error) => {
     if (!stopped) onUnauthorized(error);
-  });
+  }, csrfToken);
   const fleet = fleetState();
   const problems = problemBanner(byId('problem'));
   const { tileUrl, tileAttribution } = document.body.dataset;
