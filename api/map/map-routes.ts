@@ -44,8 +44,9 @@ function send(c: Context, asset: MapAsset, security: Record<string, string>): Re
 
 /**
  * The live map at /map: the page, its scripts and styles (api/map/static), and Leaflet's files from
- * the installed package. Public, like /docs: the page asks for an API key and every request for data
- * goes to the API with it. With `tiles`, the page draws that tile server's map under its graticule.
+ * the installed package. Public, like /docs: the page signs in (email and password: a session cookie)
+ * or asks for an API key, and every request for data goes to the API with the one or the other.
+ * /map/set-password is the page of `fleet user create`'s one-time links. With `tiles`, the page draws that tile server's map under its graticule.
  */
 export function mapRoutes(tiles?: MapTiles) {
   const app = new Hono();
