@@ -20,6 +20,9 @@ const PUBLIC: Record<string, string> = {
   'GET /map/static/:file': 'the live map\'s scripts, styles and icon',
   'GET /map/leaflet/:file': 'the live map\'s Leaflet library, from the installed package',
   'GET /map/leaflet/images/:file': 'Leaflet\'s images, which its stylesheet names',
+  'GET /map/set-password': 'the page of a one-time link to set a password; the token is in its fragment',
+  'POST /api/v1/auth/sign-in': 'signing in: checks the email and password itself, slowed per email and address',
+  'POST /api/v1/auth/set-password': 'checks the one-time token itself',
   'GET /api/v1/openapi.json': 'the OpenAPI document',
   'POST /oauth/token': 'OAuth 2.0: authenticates the client itself (RFC 6749 §2.3)',
   'POST /oauth/revoke': 'OAuth 2.0: authenticates the client itself (RFC 7009)',
@@ -31,6 +34,12 @@ const PUBLIC: Record<string, string> = {
 const ANY_CREDENTIAL: Record<string, string> = {
   'GET /api/v1/users/me': 'the caller\'s own user',
   'PATCH /api/v1/users/me': 'the caller\'s own name and timezone',
+  'GET /api/v1/auth/session': 'the caller\'s own session',
+  'POST /api/v1/auth/sign-out': 'ends the caller\'s own session',
+  'POST /api/v1/auth/sign-out-everywhere': 'ends the caller\'s own sessions',
+  'GET /api/v1/auth/sessions': 'the caller\'s own sessions',
+  'DELETE /api/v1/auth/sessions/:id': 'ends one of the caller\'s own sessions',
+  'POST /api/v1/auth/password': 'changes the caller\'s own password, given the current one',
 };
 
 /** Permissions a handler checks on what the request asks for, beyond its route's own. */
