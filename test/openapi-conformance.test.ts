@@ -33,7 +33,7 @@ interface Case {
   what: string;
   request(s: ConformanceScene): HttpRequest;
   /** The key sent; by default one holding only the operation's permission. Undefined sends none. */
-  key?(s: ConformanceScene, permission: Permission): string | undefined;
+  key?(s: ConformanceScene, permission: Permission | undefined): string | undefined;
   /** Another app on the same database: one whose rate limit the key has used up, or one whose database is down. */
   via?: 'rate-limited' | 'database-down';
   /** What the answer must show for the case to prove what it claims. */
@@ -47,7 +47,7 @@ const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toM
 const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
 
 /** Per documented operation: the permission it needs and its own cases; the first success is its sample request. */
-const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
+const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
   'GET /devices/status': {
     permission: 'devices:read',
     cases: [
@@ -927,6 +927,59 @@ const OPERATIONS: Record<string, { permission: Permission; cases: Case[] }> = {
       { status: 404, what: 'an unknown id', request: () => ({ path: '/groups/2147483647', method: 'DELETE' }) },
     ],
   },
+  'GET /users/me': {
+    cases: [{ status: 200, what: 'the caller\'s own user, by a key with no users:* permission', request: () => ({ path: '/users/me' }), shows: (body) => expect(body.data.role).toBe('owner') }],
+  },
+  'PATCH /users/me': {
+    cases: [
+      { status: 200, what: 'a new timezone', request: () => ({ path: '/users/me', method: 'PATCH', body: { timezone: 'America/Mexico_City' } }) },
+      { status: 400, what: 'a timezone that is not an IANA zone', request: () => ({ path: '/users/me', method: 'PATCH', body: { timezone: 'Mars/Base' } }), shows: errorMatching(/IANA/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/users/me', method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users/me', method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'GET /users': {
+    permission: 'users:read',
+    cases: [{ status: 200, what: 'the account\'s users', request: () => ({ path: '/users' }), shows: (body) => expect(body.data.length).toBeGreaterThanOrEqual(3) }],
+  },
+  'GET /users/{id}': {
+    permission: 'users:read',
+    cases: [
+      { status: 200, what: 'a user of the account', request: (s) => ({ path: `/users/${s.users.member}` }), shows: (body) => expect(body.data.role).toBe('viewer') },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/abc' }) },
+      { status: 404, what: 'another account\'s user', request: (s) => ({ path: `/users/${s.users.loneOwner}` }) },
+    ],
+  },
+  'POST /users': {
+    permission: 'users:write',
+    cases: [
+      { status: 201, what: 'a dispatcher', request: () => ({ path: '/users', method: 'POST', body: { email: `dispatch-${process.pid}-${Date.now()}@example.test`, timezone: 'UTC', role: 'dispatcher' } }) },
+      { status: 400, what: 'an email that is not one', request: () => ({ path: '/users', method: 'POST', body: { email: 'nobody', timezone: 'UTC' } }), shows: errorMatching(/email/) },
+      { status: 409, what: 'an email taken', request: (s) => ({ path: '/users', method: 'POST', body: { email: s.users.ownerEmail, timezone: 'UTC' } }) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/users', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users', method: 'POST', body: 'email=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'PATCH /users/{id}': {
+    permission: 'users:write',
+    cases: [
+      { status: 200, what: 'a new role', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { role: 'dispatcher', name: 'Ana' } }) },
+      { status: 400, what: 'an unknown role', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { role: 'king' } }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/users/2147483647', method: 'PATCH', body: { name: 'x' } }) },
+      { status: 409, what: 'another user\'s email', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { email: s.users.ownerEmail } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /users/{id}': {
+    permission: 'users:write',
+    cases: [
+      { status: 200, what: 'a user', request: (s) => ({ path: `/users/${s.users.toRemove}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/users/2147483647', method: 'DELETE' }) },
+      { status: 409, what: 'the account\'s last owner', key: (s) => s.users.loneOwnerKey, request: (s) => ({ path: `/users/${s.users.loneOwner}`, method: 'DELETE' }), shows: errorMatching(/last owner/) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [
@@ -945,7 +998,7 @@ const SHARED_CASES: Array<Omit<Case, 'request'> & { headers?: Record<string, str
   { status: 401, what: 'an Authorization header that is not Bearer', key: () => undefined, headers: { Authorization: 'Basic Zm9vOmJhcg==' } },
   { status: 401, what: 'a well-formed key never stored', key: () => issueApiKey('live').key },
   { status: 401, what: 'an expired key', key: (s) => s.expired, shows: errorMatching(/expired/) },
-  { status: 403, what: 'a key with every permission but this one', key: (s, permission) => s.allBut[permission], shows: errorMatching(/lacks/) },
+  { status: 403, what: 'a key with every permission but this one', key: (s, permission) => s.allBut[permission!], shows: errorMatching(/lacks/) },
   { status: 429, what: 'a key whose rate limit is used up', via: 'rate-limited', shows: errorMatching(/Rate limit/) },
   { status: 500, what: 'the database unreachable', via: 'database-down', shows: errorMatching(/Internal server error/) },
 ];
@@ -959,7 +1012,9 @@ const NOT_REPRODUCIBLE: Record<string, string> = {};
 function casesOf(id: string): Case[] {
   const { cases } = OPERATIONS[id]!;
   const sample = cases.find((c) => c.status >= 200 && c.status < 300)!.request;
-  const shared = SHARED_CASES.map(({ headers, ...shared }): Case => ({
+  // An operation open to any valid credential (its own user's) has no permission to lack.
+  const applicable = OPERATIONS[id]!.permission ? SHARED_CASES : SHARED_CASES.filter((c) => c.status !== 403);
+  const shared = applicable.map(({ headers, ...shared }): Case => ({
     ...shared,
     request: (s) => {
       const request = sample(s);
@@ -1008,7 +1063,8 @@ afterAll(async () => {
 async function send(id: string, c: Case) {
   const { permission } = OPERATIONS[id]!;
   const request = c.request(scene);
-  const key = c.key ? c.key(scene, permission) : scene.only[permission];
+  // With no permission needed, a key holding one unrelated permission.
+  const key = c.key ? c.key(scene, permission) : scene.only[permission ?? 'devices:read'];
   const headers: Record<string, string> = { ...request.headers };
   if (key && !headers.Authorization) headers.Authorization = `Bearer ${key}`;
   let body: string | undefined;
@@ -1061,7 +1117,7 @@ describe('the served OpenAPI document', () => {
       documentedOperations(doc).map((o) => [o.id, (doc.paths![o.path]![o.method] as { security?: unknown }).security]),
     );
     const expected = Object.fromEntries(
-      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }]]),
+      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, permission ? [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }] : undefined]),
     );
     expect(stated).toEqual(expected);
   });
