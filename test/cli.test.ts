@@ -133,6 +133,8 @@ describe('fleet account and user', () => {
       name: 'Ana',
       timezone: 'America/Monterrey',
       role: 'owner',
+      // A one-time link to set the first password (docs/api/sessions.md), at the server's address.
+      setPasswordUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/map\/set-password#token=[A-Za-z0-9_-]+$/),
     });
     expectUsageError(badEmail, '--email "not-an-email" is not an email address', usage);
     expectUsageError(badZone, '--timezone "Mars/Base" is not an IANA timezone', usage);
