@@ -1,3 +1,4 @@
+import type { EngineFix } from '../engine-step/engine-state.ts';
 import type { HarshManoeuvre } from '../events/event-payloads.ts';
 
 /**
@@ -103,15 +104,8 @@ export function harshState(stored: unknown): HarshState {
   return { prev: s.prev ?? null, lastEnd: { ...EMPTY_HARSH_STATE.lastEnd, ...s.lastEnd }, pending: s.pending ?? null, lastInterval: s.lastInterval ?? null };
 }
 
-export interface HarshFix {
-  fixTime: Date;
-  valid: boolean;
-  latitude: number;
-  longitude: number;
-  speedKmh: number | null;
-  heading: number | null;
-  alarm: string | null;
-}
+/** A fix as the harsh rules read it: the engine's fix. */
+export type HarshFix = Pick<EngineFix, 'fixTime' | 'valid' | 'latitude' | 'longitude' | 'speedKmh' | 'heading' | 'alarm'>;
 
 /** A harsh manoeuvre as decided here: what its event shows (HarshManoeuvre), and where it happened. */
 export interface HarshEvent extends HarshManoeuvre {

@@ -1,3 +1,5 @@
+import type { EngineFix } from '../engine-step/engine-state.ts';
+
 /**
  * Idling: the ignition on and the vehicle not moving for at least `minS` (docs/engine.md, "Driving
  * behaviour"). A pure function of (state, fixes) in fix-time order, committed with the engine's cursor.
@@ -26,15 +28,7 @@ export interface IdleSettings {
 export const DEFAULT_IDLE_MIN_S = 300;
 
 /** A fix as idling reads it: the engine's fix. */
-export interface IdleFix {
-  fixTime: Date;
-  valid: boolean;
-  latitude: number;
-  longitude: number;
-  speedKmh: number | null;
-  heading: number | null;
-  ignition: boolean | null;
-}
+export type IdleFix = Pick<EngineFix, 'fixTime' | 'valid' | 'latitude' | 'longitude' | 'speedKmh' | 'heading' | 'ignition'>;
 
 /** Where and when a fix was, as the state keeps it (for events decided in a later batch). */
 export interface IdlePoint {
