@@ -359,6 +359,9 @@ describe('fleet demo', () => {
       devices: ['Truck 01', 'Truck 02', 'Van 03', 'Van 04', 'Test Truck'],
       geofences: ['Central de Abasto', 'Airport Cargo', 'Polanco Customer', 'Vallejo Depot'],
       travelId: expect.any(Number),
+      // The demo user's sign-in, printed once: 12 random bytes as base64url.
+      email: 'demo@fleetcore.local',
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
     });
     const key = await database.db.selectFrom('api_keys').selectAll().where('user_id', '=', seed.userId).executeTakeFirstOrThrow();
     expect(key.key_hash).toBe(sha256(seed.apiKey));
