@@ -34,6 +34,7 @@ import { deviceRoutes } from './routes/devices.ts';
 import { driverRoutes } from './routes/drivers.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { mapRoutes } from './map/map-routes.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import type { MapTiles } from './map/map-tiles.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -163,7 +164,8 @@ export function createApp(deps: AppDeps) {
   }));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
   app.route('/map', mapRoutes(deps.config.mapTiles));
-  app.get('/', (c) => c.redirect('/docs'));
+  app.route('/console', consoleRoutes());
+  app.get('/', (c) => c.redirect('/console'));
 
   const api = new OpenAPIHono<AppEnv>();
   api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

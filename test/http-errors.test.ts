@@ -347,10 +347,10 @@ describe('/docs', () => {
     expect(await (await t.call('/docs/start.js')).text()).toContain('/api/v1/openapi.json');
   });
 
-  it('redirects / to /docs', async () => {
+  it('redirects / to the console', async () => {
     const res = await t.call('/');
     expect([301, 302, 303, 307, 308]).toContain(res.status);
-    expect(res.headers.get('Location')).toBe('/docs');
+    expect(res.headers.get('Location')).toBe('/console');
   });
 
   it('serves the Swagger UI assets locally', async () => {

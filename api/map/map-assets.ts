@@ -22,8 +22,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 // The page's own scripts change with each release and have no version in their names: the browser
 // asks again every time (a 304 when unchanged). Leaflet's files change only with the package.
-const OWN_FILES_CACHE = 'no-cache';
-const LIBRARY_CACHE = 'public, max-age=86400';
+export const OWN_FILES_CACHE = 'no-cache';
+export const LIBRARY_CACHE = 'public, max-age=86400';
 
 const staticDir = join(import.meta.dirname, 'static');
 const leafletDir = dirname(createRequire(import.meta.url).resolve('leaflet/dist/leaflet.js'));
@@ -32,11 +32,13 @@ const leafletDir = dirname(createRequire(import.meta.url).resolve('leaflet/dist/
  * Every name a URL may ask for, mapped to its file. A request names one of these or gets 404, so no
  * path a client sends (`..`, encoded slashes) is ever joined onto a directory.
  */
-const OWN_FILES = new Map(
-  readdirSync(staticDir)
+/** The page files of `dir` (scripts, styles, icons; lower-case names only) by name. */
+export const pageFilesIn = (dir: string) => new Map(
+  readdirSync(dir)
     .filter((name) => /^[a-z0-9-]+\.(js|css|svg)$/.test(name))
-    .map((name) => [name, join(staticDir, name)]),
+    .map((name) => [name, join(dir, name)]),
 );
+const OWN_FILES = pageFilesIn(staticDir);
 const LEAFLET_FILES = new Map(['leaflet.js', 'leaflet.js.map', 'leaflet.css'].map((name) => [name, join(leafletDir, name)]));
 const LEAFLET_IMAGES = new Map(
   ['layers.png', 'layers-2x.png', 'marker-icon.png', 'marker-icon-2x.png', 'marker-shadow.png'].map((name) => [name, join(leafletDir, 'images', name)]),
@@ -46,7 +48,7 @@ export const etagOf = (body: Uint8Array | string) => `"${createHash('sha256').up
 
 const loaded = new Map<string, Promise<MapAsset>>();
 
-function load(path: string, cacheControl: string): Promise<MapAsset> {
+export function loadAsset(path: string, cacheControl: string): Promise<MapAsset> {
   let asset = loaded.get(path);
   if (!asset) {
     asset = readFile(path).then((body) => ({ body, contentType: CONTENT_TYPES[extname(path)]!, etag: etagOf(body), cacheControl }));
@@ -60,11 +62,11 @@ function load(path: string, cacheControl: string): Promise<MapAsset> {
 /** One of the page's scripts, styles or its icon (api/map/static), or undefined for any other name. */
 export function ownAsset(name: string): Promise<MapAsset> | undefined {
   const path = OWN_FILES.get(name);
-  return path === undefined ? undefined : load(path, OWN_FILES_CACHE);
+  return path === undefined ? undefined : loadAsset(path, OWN_FILES_CACHE);
 }
 
 /** One of Leaflet's dist files (`images/…` for its images), or undefined for any other name. */
 export function leafletAsset(name: string, inImages = false): Promise<MapAsset> | undefined {
   const path = (inImages ? LEAFLET_IMAGES : LEAFLET_FILES).get(name);
-  return path === undefined ? undefined : load(path, LIBRARY_CACHE);
+  return path === undefined ? undefined : loadAsset(path, LIBRARY_CACHE);
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../../api/auth/password-hash.ts';
 import { setPasswordHash } from '../../db/user-passwords.ts';
+import type { Db } from '../../db/database.ts';
 import { DEMO_EMAIL, demoInstructions, seedDemo } from '../demo-seed.ts';
 import { printResult } from '../output.ts';
 import { withDatabase } from '../with-database.ts';
@@ -14,15 +15,22 @@ export function localBaseUrl(config: Config): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
+/** A random first password for the demo user, set and returned to be printed once. */
+export async function setDemoPassword(db: Db, userId: number): Promise<string> {
+  const password = randomBytes(12).toString('base64url');
+  await setPasswordHash(db, userId, await hashPassword(password));
+  return password;
+}
+
+/** The line that tells the demo user where and how to sign in. */
+export const demoSignIn = (baseUrl: string, password: string) =>
+  `Sign in to the console at ${baseUrl}/console (and the live map at ${baseUrl}/map) as ${DEMO_EMAIL} with the password ${password} (shown once).`;
+
 export async function demoCommand(config: Config, argv: string[]): Promise<void> {
   const parsed = parseCommand(argv, {});
-  // The demo user signs in to the map with this password, printed once.
-  const password = randomBytes(12).toString('base64url');
-  const seed = await withDatabase(config, async ({ db }) => {
+  const { seed, password } = await withDatabase(config, async ({ db }) => {
     const seeded = await seedDemo(db);
-    await setPasswordHash(db, seeded.userId, await hashPassword(password));
-    return seeded;
+    return { seed: seeded, password: await setDemoPassword(db, seeded.userId) };
   });
-  const signIn = `Sign in at ${localBaseUrl(config)}/map as ${DEMO_EMAIL} with the password ${password} (shown once), or paste the API key.`;
-  printResult(parsed.json, { ...seed, email: DEMO_EMAIL, password }, [...demoInstructions(seed, localBaseUrl(config)), signIn]);
+  printResult(parsed.json, { ...seed, email: DEMO_EMAIL, password }, [...demoInstructions(seed, localBaseUrl(config)), demoSignIn(localBaseUrl(config), password)]);
 }

@@ -1,0 +1,54 @@
+import { NAMED_ONLY_PERMISSIONS } from '../../domain/access/permissions.ts';
+
+/**
+ * The console's one HTML page. Every view is drawn by the scripts (api/console/static) from the API's
+ * answers; the page holds no data and no inline script or style (the Content-Security-Policy allows
+ * neither). The permissions `*` does not cover are handed to the scripts in an attribute, so the menu
+ * shows what the session can use by the same rule the API applies.
+ */
+export function consolePage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>fleetcore console</title>
+  <link rel="icon" type="image/svg+xml" href="/map/static/icon.svg">
+  <link rel="stylesheet" href="/map/leaflet/leaflet.css">
+  <link rel="stylesheet" href="/console/vendor/leaflet-geoman.css">
+  <link rel="stylesheet" href="/console/static/console.css">
+  <script defer src="/map/leaflet/leaflet.js"></script>
+  <script defer src="/console/vendor/leaflet-geoman.js"></script>
+  <script type="module" src="/console/static/main.js"></script>
+</head>
+<body data-named-only="${[...NAMED_ONLY_PERMISSIONS].join(',')}">
+  <a class="skip-link" href="#page">Skip to content</a>
+  <section id="sign-in" class="sign-in" hidden>
+    <form id="sign-in-form" class="sign-in-box" method="post">
+      <h1>fleetcore</h1>
+      <p>Sign in to manage your fleet, its keys and its users.</p>
+      <label for="sign-in-email">Email</label>
+      <input id="sign-in-email" name="email" type="email" autocomplete="username" required>
+      <label for="sign-in-password">Password</label>
+      <input id="sign-in-password" name="password" type="password" autocomplete="current-password" required>
+      <button type="submit" class="primary">Sign in</button>
+      <p id="sign-in-error" class="error" role="alert" hidden></p>
+    </form>
+  </section>
+  <div id="shell" class="shell" hidden>
+    <header class="bar">
+      <button id="menu-toggle" class="menu-toggle" type="button" aria-controls="nav" aria-expanded="false">Menu</button>
+      <a class="brand" href="#/">fleetcore</a>
+      <span id="who" class="who"></span>
+      <button id="sign-out" type="button">Sign out</button>
+    </header>
+    <div class="body">
+      <nav id="nav" class="nav" aria-label="Console"></nav>
+      <main id="page" class="page" tabindex="-1"></main>
+    </div>
+  </div>
+  <div id="notice" class="notice" role="status" aria-live="polite" hidden></div>
+</body>
+</html>
+`;
+}
