@@ -44,6 +44,7 @@ interface Case {
 const daysFromToday = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 const oversized = (bytes: number) => JSON.stringify({ pad: 'x'.repeat(bytes) });
 const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toMatch(pattern);
+const TEST_MODE_REFUSED = /test-mode key or token cannot add, change or remove them; use a live key/;
 const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
 
 /** Per documented operation: the permission it needs and its own cases; the first success is its sample request. */
@@ -928,12 +929,13 @@ const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
     ],
   },
   'GET /users/me': {
-    cases: [{ status: 200, what: 'the caller\'s own user, by a key with no users:* permission', request: () => ({ path: '/users/me' }), shows: (body) => expect(body.data.role).toBe('owner') }],
+    cases: [{ status: 200, what: 'the caller\'s own user, by a key with no users:* permission', request: () => ({ path: '/users/me' }), shows: (body) => expect(body.data).toMatchObject({ role: 'owner', groups: [{ id: expect.any(Number), name: expect.any(String) }] }) }],
   },
   'PATCH /users/me': {
     cases: [
       { status: 200, what: 'a new timezone', request: () => ({ path: '/users/me', method: 'PATCH', body: { timezone: 'America/Mexico_City' } }) },
       { status: 400, what: 'a timezone that is not an IANA zone', request: () => ({ path: '/users/me', method: 'PATCH', body: { timezone: 'Mars/Base' } }), shows: errorMatching(/IANA/) },
+      { status: 403, what: 'a test-mode key', key: (s) => s.users.testKey, request: () => ({ path: '/users/me', method: 'PATCH', body: { timezone: 'Asia/Tokyo' } }), shows: errorMatching(TEST_MODE_REFUSED) },
       { status: 413, what: 'a body over the limit', request: () => ({ path: '/users/me', method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
       { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users/me', method: 'PATCH', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
     ],
@@ -955,6 +957,7 @@ const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
     cases: [
       { status: 201, what: 'a dispatcher', request: () => ({ path: '/users', method: 'POST', body: { email: `dispatch-${process.pid}-${Date.now()}@example.test`, timezone: 'UTC', role: 'dispatcher' } }) },
       { status: 400, what: 'an email that is not one', request: () => ({ path: '/users', method: 'POST', body: { email: 'nobody', timezone: 'UTC' } }), shows: errorMatching(/email/) },
+      { status: 403, what: 'a test-mode key with users:write', key: (s) => s.users.testKey, request: () => ({ path: '/users', method: 'POST', body: { email: `test-mode-${process.pid}@example.test`, timezone: 'UTC' } }), shows: errorMatching(TEST_MODE_REFUSED) },
       { status: 409, what: 'an email taken', request: (s) => ({ path: '/users', method: 'POST', body: { email: s.users.ownerEmail, timezone: 'UTC' } }) },
       { status: 413, what: 'a body over the limit', request: () => ({ path: '/users', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
       { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users', method: 'POST', body: 'email=x', headers: { 'Content-Type': 'text/plain' } }) },
@@ -965,6 +968,7 @@ const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
     cases: [
       { status: 200, what: 'a new role', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { role: 'dispatcher', name: 'Ana' } }) },
       { status: 400, what: 'an unknown role', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { role: 'king' } }) },
+      { status: 403, what: 'a test-mode key with users:write', key: (s) => s.users.testKey, request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { role: 'admin' } }), shows: errorMatching(TEST_MODE_REFUSED) },
       { status: 404, what: 'an unknown id', request: () => ({ path: '/users/2147483647', method: 'PATCH', body: { name: 'x' } }) },
       { status: 409, what: 'another user\'s email', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: { email: s.users.ownerEmail } }) },
       { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/users/${s.users.member}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
@@ -976,6 +980,7 @@ const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
     cases: [
       { status: 200, what: 'a user', request: (s) => ({ path: `/users/${s.users.toRemove}`, method: 'DELETE' }) },
       { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/abc', method: 'DELETE' }) },
+      { status: 403, what: 'a test-mode key with users:write', key: (s) => s.users.testKey, request: (s) => ({ path: `/users/${s.users.member}`, method: 'DELETE' }), shows: errorMatching(TEST_MODE_REFUSED) },
       { status: 404, what: 'an unknown id', request: () => ({ path: '/users/2147483647', method: 'DELETE' }) },
       { status: 409, what: 'the account\'s last owner', key: (s) => s.users.loneOwnerKey, request: (s) => ({ path: `/users/${s.users.loneOwner}`, method: 'DELETE' }), shows: errorMatching(/last owner/) },
     ],

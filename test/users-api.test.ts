@@ -43,7 +43,7 @@ describe('users API', () => {
     const address = email('ana');
     const created = await as('POST', '', { email: address.toUpperCase(), name: 'Ana', timezone: 'Europe/Madrid', role: 'dispatcher' });
     expect(created).toMatchObject({ status: 201, body: { data: { email: address, name: 'Ana', timezone: 'Europe/Madrid', role: 'dispatcher' } } });
-    expect(Object.keys(created.body.data).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'role', 'timezone']);
+    expect(Object.keys(created.body.data).sort()).toEqual(['createdAt', 'email', 'groups', 'id', 'name', 'role', 'timezone']);
     const id = created.body.data.id as number;
     const viewer = await as('POST', '', { email: email('v'), timezone: 'UTC' });
     expect(viewer.body.data).toMatchObject({ role: 'viewer', name: null });
@@ -180,6 +180,90 @@ describe('users API', () => {
     expect((await t.json(USERS, { key: mine.owner.key })).body.data.map((u: { id: number }) => u.id)).toEqual([mine.owner.user.id]);
     const row = await t.database.db.selectFrom('users').selectAll().where('id', '=', victim.user.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ role: 'viewer', name: null, removed_at: null });
+  });
+});
+
+describe('users are the account\'s, in both modes', () => {
+  const REFUSED = 'Users are the account\'s, in both modes: a test-mode key or token cannot add, change or remove them; use a live key';
+
+  /** A token of an OAuth client the key mints in its own mode, with the given scopes. */
+  async function tokenOf(key: string, scopes: string[]): Promise<string> {
+    const client = await t.json('/api/v1/oauth-clients', { key, method: 'POST', body: { scopes } });
+    expect(client.status).toBe(201);
+    const res = await t.call('/oauth/token', {
+      method: 'POST', body: 'grant_type=client_credentials',
+      headers: { Authorization: `Basic ${Buffer.from(`${client.body.data.clientId}:${client.body.data.clientSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it('refuses every user write of a test-mode key or token given users:write by name, and changes nothing', async () => {
+    const { id, owner } = await account();
+    const target = await member(id, 'viewer');
+    const testKey = (await t.fixtures.key(owner.user.id, { mode: 'test', permissions: MANAGER })).key;
+    const testToken = await tokenOf(testKey, ['users:read', 'users:write']);
+    const before = await t.database.db.selectFrom('users').selectAll().where('account_id', '=', id).orderBy('id').execute();
+    for (const [credential, label] of [[testKey, 'test key'], [testToken, 'test token']] as const) {
+      const writes = [
+        ['POST', USERS, { email: email('grab'), timezone: 'UTC', role: 'owner' }],
+        ['PATCH', `${USERS}/${target.user.id}`, { role: 'admin', name: 'Raised' }],
+        ['DELETE', `${USERS}/${target.user.id}`],
+        ['PATCH', `${USERS}/me`, { timezone: 'Asia/Tokyo' }],
+      ] as const;
+      for (const [method, path, body] of writes) {
+        expect(await t.json(path, { key: credential, method, body }), `${label} ${method} ${path}`).toMatchObject({ status: 403, body: { error: REFUSED } });
+      }
+      // Reading stays open to users:read: the account's users are the same in both modes.
+      const list = await t.json(USERS, { key: credential });
+      expect(list.status, label).toBe(200);
+      expect(list.body.data.map((u: { id: number }) => u.id)).toEqual([owner.user.id, target.user.id]);
+      expect(await t.json(`${USERS}/${target.user.id}`, { key: credential })).toMatchObject({ status: 200, body: { data: { id: target.user.id } } });
+      expect(await t.json(`${USERS}/me`, { key: credential })).toMatchObject({ status: 200, body: { data: { id: owner.user.id } } });
+    }
+    expect(await t.database.db.selectFrom('users').selectAll().where('account_id', '=', id).orderBy('id').execute()).toEqual(before);
+    const audit = await t.json('/api/v1/audit?action=user.*', { key: owner.key });
+    expect(audit.body.data).toEqual([]);
+    // The same writes with the live key of the same user go through.
+    expect(await t.json(`${USERS}/${target.user.id}`, { key: owner.key, method: 'PATCH', body: { name: 'Changed live' } })).toMatchObject({ status: 200 });
+    expect(await t.json(`${USERS}/me`, { key: owner.key, method: 'PATCH', body: { timezone: 'Asia/Tokyo' } })).toMatchObject({ status: 200 });
+  });
+
+  it('answers each user\'s groups of the caller\'s mode on every read and write', async () => {
+    const { id, owner } = await account();
+    const ana = await member(id, 'viewer', ['vehicles:read']);
+    const testKey = (await t.fixtures.key(owner.user.id, { mode: 'test', permissions: MANAGER })).key;
+    const group = async (key: string, name: string, userIds: number[]) => {
+      const res = await t.json('/api/v1/groups', { key, method: 'POST', body: { name, user_ids: userIds } });
+      expect(res.status).toBe(201);
+      return { id: res.body.data.id as number, name };
+    };
+    const north = await group(owner.key, 'North depot', [ana.user.id, owner.user.id]);
+    const east = await group(owner.key, 'East depot', [ana.user.id]);
+    const lab = await group(testKey, 'Test lab', [ana.user.id]);
+    const groupsIn = (list: Array<{ id: number; groups: unknown }>, userId: number) => list.find((u) => u.id === userId)?.groups;
+
+    const live = (await t.json(USERS, { key: owner.key })).body.data;
+    expect(groupsIn(live, ana.user.id)).toEqual([east, north]);
+    expect(groupsIn(live, owner.user.id)).toEqual([north]);
+    expect(await t.json(`${USERS}/${ana.user.id}`, { key: owner.key })).toMatchObject({ status: 200, body: { data: { groups: [east, north] } } });
+    expect((await t.json(`${USERS}/me`, { key: ana.key })).body.data.groups).toEqual([east, north]);
+    expect((await t.json(`${USERS}/me`, { key: ana.key, method: 'PATCH', body: { name: 'Ana' } })).body.data.groups).toEqual([east, north]);
+    expect((await t.json(`${USERS}/${ana.user.id}`, { key: owner.key, method: 'PATCH', body: { name: 'Ana B' } })).body.data.groups).toEqual([east, north]);
+    const added = await t.json(USERS, { key: owner.key, method: 'POST', body: { email: email('new'), timezone: 'UTC' } });
+    expect(added).toMatchObject({ status: 201, body: { data: { groups: [] } } });
+
+    // A test key answers the test groups only.
+    const test = (await t.json(USERS, { key: testKey })).body.data;
+    expect(groupsIn(test, ana.user.id)).toEqual([lab]);
+    expect(groupsIn(test, owner.user.id)).toEqual([]);
+    expect((await t.json(`${USERS}/${ana.user.id}`, { key: testKey })).body.data.groups).toEqual([lab]);
+
+    // A group that lets the user go is gone from the user's answers.
+    expect((await t.json(`/api/v1/groups/${north.id}`, { key: owner.key, method: 'PATCH', body: { user_ids: [owner.user.id] } })).status).toBe(200);
+    expect((await t.json(`${USERS}/${ana.user.id}`, { key: owner.key })).body.data.groups).toEqual([east]);
+    const removed = await t.json(`${USERS}/${ana.user.id}`, { key: owner.key, method: 'DELETE' });
+    expect(removed).toMatchObject({ status: 200, body: { data: { id: ana.user.id, groups: [east] } } });
   });
 });
 

@@ -113,7 +113,12 @@ function groupView(row: VehicleGroupRow): z.infer<typeof GroupSchema> {
   };
 }
 
-/** /groups: vehicle groups, under users:read and users:write as they decide who sees what (docs/api/groups.md). */
+/**
+ * /groups: vehicle groups, under users:read and users:write as they decide who sees what (docs/api/groups.md).
+ * Unlike /users, test-mode keys may write them: a group belongs to one account and mode and holds only
+ * vehicles of its mode (createVehicleGroup and updateVehicleGroup refuse others), so granting a user a
+ * test group widens only what that user sees in test mode, never in live mode.
+ */
 export function groupRoutes({ db }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
 

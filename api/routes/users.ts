@@ -1,10 +1,12 @@
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { accountUser, accountUsers, addAccountUser, changeAccountUser, changeOwnProfile, removeAccountUser } from '../../db/account-users.ts';
 import type { User } from '../../db/schema.ts';
+import { groupsOfUsers } from '../../db/vehicle-groups.ts';
 import { ROLES } from '../../domain/access/roles.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import type { AppEnv } from '../app-env.ts';
 import { auditActor } from '../audit-actor.ts';
+import { requireLiveMode } from '../auth/require-live-mode.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -33,6 +35,8 @@ const UserSchema = z.object({
   timezone: z.string().openapi({ example: 'America/Mexico_City' }),
   role: z.enum(ROLES).openapi({ example: 'dispatcher' }),
   createdAt: z.string().openapi({ format: 'date-time', example: '2024-05-01T14:30:00.000Z' }),
+  groups: z.array(z.object({ id: z.number().int(), name: z.string() }))
+    .openapi({ description: 'The vehicle groups granted to the user, of the caller\'s mode (groups are per mode), by name', example: [{ id: 3, name: 'North depot' }] }),
 }).openapi('User');
 
 const CreateBody = z.object({
@@ -44,20 +48,31 @@ const CreateBody = z.object({
 const PatchBody = z.object({ email: email.optional(), name: name.optional(), timezone: timezone.optional(), role: role.optional() }).strict().openapi('UserUpdate');
 const ProfileBody = z.object({ name: name.optional(), timezone: timezone.optional() }).strict().openapi('UserProfileUpdate');
 
-function userView(u: User) {
-  return { id: u.id, name: u.name, email: u.email, timezone: u.timezone, role: u.role, createdAt: u.created_at.toISOString() };
+type UserGroups = Map<number, { id: number; name: string }[]>;
+
+function userView(u: User, groups: UserGroups) {
+  return { id: u.id, name: u.name, email: u.email, timezone: u.timezone, role: u.role, createdAt: u.created_at.toISOString(), groups: groups.get(u.id) ?? [] };
 }
+
+/**
+ * Users are the account's, the same in both modes: a test-mode credential reads them (users:read) but
+ * neither adds, changes nor removes any, its own profile included, since that would change what the
+ * account's live keys go by. Groups are per account and mode and hold only vehicles of their mode, so
+ * a test key granting a user a test group widens only what that user sees in test mode: /groups keeps
+ * taking test keys.
+ */
+const LIVE_ONLY = requireLiveMode('Users are the account\'s, in both modes: a test-mode key or token cannot add, change or remove them; use a live key');
 
 const blankToNull = (s: string | null | undefined) => (s === undefined ? undefined : s === null || s === '' ? null : s);
 
-/** The answers of /users/me: any valid credential may call it, so no 403. */
-function selfErrorResponses(...extra: Array<[number, string]>) {
-  const responses = errorResponses(...extra);
+/** The answers of GET /users/me: any valid credential may call it, so no 403. */
+function selfErrorResponses() {
+  const responses = errorResponses();
   delete responses[403];
   return responses;
 }
 
-const ROLE_RULES = 'Nobody raises their own role, only an owner makes, changes or removes an owner, and nobody gives a role above their own (403); the account\'s last owner can be neither demoted nor removed (409).';
+const ROLE_RULES = 'A test-mode credential changes no user (403): users are the account\'s, in both modes. Nobody raises their own role, only an owner makes, changes or removes an owner, and nobody gives a role above their own (403); the account\'s last owner can be neither demoted nor removed (409).';
 
 const routes = {
   me: createRoute({
@@ -67,11 +82,12 @@ const routes = {
   }),
   patchMe: createRoute({
     method: 'patch', path: '/users/me', tags: TAG, summary: 'Change one\'s own name or timezone',
-    description: 'Any valid credential may change its own user\'s name and timezone; no users:write needed. Email and role are changed through PATCH /users/{id}.',
+    description: 'Any valid live-mode credential may change its own user\'s name and timezone; no users:write needed (a test-mode one answers 403). Email and role are changed through PATCH /users/{id}.',
+    middleware: [LIVE_ONLY] as const,
     request: { body: { content: json(ProfileBody), required: true } },
     responses: {
       200: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserMeUpdated')) },
-      ...selfErrorResponses([400, 'Invalid field (a timezone that is not an IANA zone)'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...errorResponses([400, 'Invalid field (a timezone that is not an IANA zone)'], [403, 'A test-mode credential: users are the account\'s, in both modes'], [413, 'Body too large'], [415, 'Not JSON']),
     },
   }),
   list: createRoute({
@@ -88,22 +104,22 @@ const routes = {
   create: createRoute({
     method: 'post', path: '/users', tags: TAG, summary: 'Add a user to the account',
     description: `The user gets no credential: the operator or the user mints one. ${ROLE_RULES}`,
-    middleware: [requirePermission('users:write')] as const,
+    middleware: [requirePermission('users:write'), LIVE_ONLY] as const,
     request: { body: { content: json(CreateBody), required: true } },
     responses: {
       201: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserCreated')) },
-      ...errorResponses([400, 'Invalid field'], [403, 'The caller lacks users:write, or the role is beyond what the caller may give'], [409, 'A user with this email exists'], [413, 'Body too large'], [415, 'Not JSON']),
+      ...errorResponses([400, 'Invalid field'], [403, 'The caller lacks users:write, is of test mode, or the role is beyond what the caller may give'], [409, 'A user with this email exists'], [413, 'Body too large'], [415, 'Not JSON']),
     },
   }),
   patch: createRoute({
     method: 'patch', path: '/users/{id}', tags: TAG, summary: 'Change a user\'s name, email, timezone or role',
     description: `Only the fields given change. A lowered role holds at once on the user's existing keys and tokens, which never do more than the role allows. ${ROLE_RULES}`,
-    middleware: [requirePermission('users:write')] as const,
+    middleware: [requirePermission('users:write'), LIVE_ONLY] as const,
     request: { params: z.object({ id }), body: { content: json(PatchBody), required: true } },
     responses: {
       200: { description: 'The user', content: json(envelopeSchema(UserSchema, 'UserUpdated')) },
       ...errorResponses(
-        [400, 'Invalid field'], [403, 'The caller lacks users:write, or the change breaks a role rule'], [404, 'No such user in the account'],
+        [400, 'Invalid field'], [403, 'The caller lacks users:write, is of test mode, or the change breaks a role rule'], [404, 'No such user in the account'],
         [409, 'Another user has this email, or the user is the account\'s last owner'], [413, 'Body too large'], [415, 'Not JSON'],
       ),
     },
@@ -111,11 +127,11 @@ const routes = {
   remove: createRoute({
     method: 'delete', path: '/users/{id}', tags: TAG, summary: 'Remove a user from the account',
     description: 'The user\'s API keys, OAuth clients and access tokens are revoked and their webhooks deleted, at once. The audit log keeps naming them. Only an owner removes an owner; the last owner cannot be removed (409).',
-    middleware: [requirePermission('users:write')] as const,
+    middleware: [requirePermission('users:write'), LIVE_ONLY] as const,
     request: { params: z.object({ id }) },
     responses: {
       200: { description: 'The user removed', content: json(envelopeSchema(UserSchema, 'UserRemoved')) },
-      ...errorResponses([400, 'Invalid id'], [403, 'The caller lacks users:write, or only an owner removes an owner'], [404, 'No such user in the account'], [409, 'The user is the account\'s last owner']),
+      ...errorResponses([400, 'Invalid id'], [403, 'The caller lacks users:write, is of test mode, or only an owner removes an owner'], [404, 'No such user in the account'], [409, 'The user is the account\'s last owner']),
     },
   }),
 };
@@ -124,46 +140,53 @@ const routes = {
 export function userRoutes({ db }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const actor = (c: Parameters<typeof auditActor>[0]) => ({ ...auditActor(c), userId: c.get('principal').scope.userId });
+  type Caller = Parameters<typeof auditActor>[0];
+  /** The users as answered: each with its groups of the caller's mode. */
+  const views = async (c: Caller, users: User[]) => {
+    const groups = await groupsOfUsers(db, c.get('principal').scope, users.map((u) => u.id));
+    return users.map((u) => userView(u, groups));
+  };
+  const view = async (c: Caller, user: User) => (await views(c, [user]))[0]!;
 
   app.openapi(routes.me, async (c) => {
     const { scope } = c.get('principal');
     const user = await accountUser(db, scope.accountId, scope.userId);
     if (!user) throw new DomainError('not_found', 'user not found');
-    return c.json(envelope(userView(user)), 200);
+    return c.json(envelope(await view(c, user)), 200);
   });
 
   app.openapi(routes.patchMe, async (c) => {
     const body = c.req.valid('json');
     const user = await changeOwnProfile(db, actor(c), { name: blankToNull(body.name), timezone: body.timezone });
-    return c.json(envelope(userView(user)), 200);
+    return c.json(envelope(await view(c, user)), 200);
   });
 
   app.openapi(routes.list, async (c) => {
     const users = await accountUsers(db, c.get('principal').scope.accountId);
-    return c.json(envelope(users.map(userView)), 200);
+    return c.json(envelope(await views(c, users)), 200);
   });
 
   app.openapi(routes.get, async (c) => {
     const user = await accountUser(db, c.get('principal').scope.accountId, c.req.valid('param').id);
     if (!user) throw new DomainError('not_found', 'user not found');
-    return c.json(envelope(userView(user)), 200);
+    return c.json(envelope(await view(c, user)), 200);
   });
 
   app.openapi(routes.create, async (c) => {
     const body = c.req.valid('json');
     const user = await addAccountUser(db, actor(c), { email: body.email, name: blankToNull(body.name) ?? null, timezone: body.timezone, role: body.role ?? 'viewer' });
-    return c.json(envelope(userView(user)), 201);
+    return c.json(envelope(await view(c, user)), 201);
   });
 
   app.openapi(routes.patch, async (c) => {
     const body = c.req.valid('json');
     const user = await changeAccountUser(db, actor(c), c.req.valid('param').id, { ...body, name: blankToNull(body.name) });
-    return c.json(envelope(userView(user)), 200);
+    return c.json(envelope(await view(c, user)), 200);
   });
 
   app.openapi(routes.remove, async (c) => {
     const user = await removeAccountUser(db, actor(c), c.req.valid('param').id);
-    return c.json(envelope(userView(user)), 200);
+    return c.json(envelope(await view(c, user)), 200);
   });
 
   return app;

@@ -64,6 +64,9 @@ function byPath(method: string, template: string, victimIds: Record<string, stri
   return { ...at(method, fill(victimIds), 404, body), what: `${method} ${template} of the victim`, nowhere: { path: fill(nowhereIds), body } };
 }
 
+/** An attempt a test-mode key is refused outright (403), at another scope's object as at none. */
+const testRefused = (a: IsolationScope, attempt: WriteAttempt): WriteAttempt => (a.mode === 'test' ? { ...attempt, status: 403 } : attempt);
+
 const later = new Date(Date.now() + 2 * 86_400_000);
 const local = (d: Date) => `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()} 08:00`;
 const travel = (vehicle: string, geofence: string) => ({ vehicle, startTime: local(later), waypoints: [{ geofence, expectedArrival: local(new Date(later.getTime() + 86_400_000)) }] });
@@ -169,13 +172,14 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   'DELETE /groups/{id}': (_a, v) => [byPath('DELETE', '/groups/{id}', { id: v.ids.group })],
 
   // Users are the account's, in both modes: another account's answer 404 as ids that exist nowhere;
-  // the account's own (the other mode's key has the same user) are no other scope's objects.
+  // the account's own (the other mode's key has the same user) are no other scope's objects. A test
+  // key changes no user at all (403, wherever it aims), so it cannot reach live mode through them.
   'POST /users': (a, v) => (a.accountId === v.accountId ? [] : [{
-    what: 'a user', method: 'POST', path: '/users', body: { email: `${unique('iso').replace(/\W/g, '-')}@example.test`, timezone: 'UTC' }, status: 201,
+    what: 'a user', method: 'POST', path: '/users', body: { email: `${unique('iso').replace(/\W/g, '-')}@example.test`, timezone: 'UTC' }, status: a.mode === 'test' ? 403 : 201,
     nowhere: { path: '/users', body: { email: `${unique('iso').replace(/\W/g, '-')}@example.test`, timezone: 'UTC' } }, undo: (u) => ({ method: 'DELETE', path: `/users/${u.id}` }),
   }]),
-  'PATCH /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [byPath('PATCH', '/users/{id}', { id: v.ids.user }, { name: 'Taken over', role: 'viewer' })]),
-  'DELETE /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [byPath('DELETE', '/users/{id}', { id: v.ids.user })]),
+  'PATCH /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('PATCH', '/users/{id}', { id: v.ids.user }, { name: 'Taken over', role: 'viewer' }))]),
+  'DELETE /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('DELETE', '/users/{id}', { id: v.ids.user }))]),
   // Names nothing but the caller's own user.
   'PATCH /users/me': () => [],
 

@@ -32,8 +32,11 @@ export interface ConformanceScene {
   media: { id: string; bytes: Buffer; sha256: string };
   /** A key and an OAuth client of the scene's user, to revoke. */
   credentials: { keyToRevoke: number; clientToRevoke: number };
-  /** Users of the account: one to change, one to remove, and the sole owner of another account with a key (its last owner). */
-  users: { member: number; toRemove: number; ownerEmail: string; loneOwner: number; loneOwnerKey: string };
+  /**
+   * Users of the account: one to change, one to remove, and the sole owner of another account with a key (its last owner);
+   * `testKey`: a test-mode key of the scene's user holding users:read and users:write, which changes no user.
+   */
+  users: { member: number; toRemove: number; ownerEmail: string; loneOwner: number; loneOwnerKey: string; testKey: string };
   /** Maintenance item ids: one on the detailed vehicle with a service, one on a vehicle with no reading, one to delete. */
   maintenance: { serviced: number; bare: number; toDelete: number };
   /** Vehicle group ids: one holding the detailed vehicle and the scene's user, one to delete. */
@@ -250,7 +253,8 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   await db.updateTable('users').set({ role: 'viewer' }).where('id', 'in', [member.id, toRemove.id]).execute();
   const lone = await t.fixtures.tenant();
   const loneOwnerKey = (await t.fixtures.key(lone.user.id, { permissions: ['users:write'] })).key;
-  const users = { member: member.id, toRemove: toRemove.id, ownerEmail: user.email, loneOwner: lone.user.id, loneOwnerKey };
+  const testKey = (await t.fixtures.key(user.id, { mode: 'test', permissions: ['users:read', 'users:write'] })).key;
+  const users = { member: member.id, toRemove: toRemove.id, ownerEmail: user.email, loneOwner: lone.user.id, loneOwnerKey, testKey };
 
   return { users, groups, media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
