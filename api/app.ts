@@ -14,6 +14,7 @@ import { oauthRoutes, type OAuthSettings } from './oauth/oauth-routes.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { userRoutes } from './routes/users.ts';
+import { userSignInLinkRoutes } from './routes/user-sign-in-links.ts';
 import { groupRoutes } from './routes/groups.ts';
 import { oauthClientRoutes } from './routes/oauth-clients.ts';
 import { NAMED_ONLY_PERMISSIONS, PERMISSION_CATALOG, PERMISSIONS } from '../domain/access/permissions.ts';
@@ -233,6 +234,7 @@ export function createApp(deps: AppDeps) {
   api.route('/', auditRoutes(routeDeps));
   api.route('/', sessionRoutes(db, sessionSettings, failures));
   api.route('/', userRoutes(routeDeps));
+  api.route('/', userSignInLinkRoutes(routeDeps, sessionSettings.publicUrl));
   api.route('/', groupRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({

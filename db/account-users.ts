@@ -160,6 +160,28 @@ export async function removeAccountUser(db: Db, actor: AuditActor & { userId: nu
 }
 
 /**
+ * Runs `issue` (which stores a one-time link to set the user's password) for a user of the actor's
+ * account, in one transaction with its audit entry `user.sign_in_link_issued`. The link lets whoever
+ * holds it sign in as the user, so it follows the rule for changing a user: only an owner issues one
+ * for an owner. A user of another account is not found, as one that does not exist.
+ */
+export async function issueForAccountUser<T extends { expiresAt: Date }>(
+  db: Db, actor: AuditActor & { userId: number }, id: number, issue: (trx: Db, user: User) => Promise<T>,
+): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    const caller = await lockedActor(trx, actor.accountId, actor.userId);
+    const target = await accountUser(trx, actor.accountId, id);
+    if (!target) throw notFound();
+    if (target.id !== caller.id) checkRoleChange(caller, { id: target.id, role: target.role }, undefined);
+    const issued = await issue(trx, target);
+    await recordAudit(trx, actor, {
+      action: 'user.sign_in_link_issued', targetType: 'user', targetId: String(id), details: { email: target.email, expiresAt: issued.expiresAt.toISOString() },
+    });
+    return issued;
+  });
+}
+
+/**
  * The operator's change of a user's role (`fleet user set`): the operator stands above the roles, so
  * only the last-owner rule applies. Audited as the CLI's.
  */

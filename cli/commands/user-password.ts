@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/domain-error.ts';
 import { parseCommand, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';
-import { issueSignInLink } from '../sign-in-link.ts';
+import { issueSignInLink } from '../../api/auth/sign-in-link.ts';
 import { withDatabase } from '../with-database.ts';
 import { localBaseUrl } from './demo.ts';
 

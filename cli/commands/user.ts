@@ -9,7 +9,7 @@ import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
 import { roleForNewUser, userListCommand, userRolesUsage, userSetCommand } from './user-roles.ts';
 import { publicBaseUrl, resetPasswordUsage, userResetPasswordCommand } from './user-password.ts';
-import { issueSignInLink } from '../sign-in-link.ts';
+import { issueSignInLink } from '../../api/auth/sign-in-link.ts';
 
 export const userUsage = `fleet user create --account ID --email EMAIL --timezone IANA_ZONE [--name NAME] [--role ROLE] [--json]\n       ${userRolesUsage}\n       ${resetPasswordUsage}`;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { hashApiKey } from '../api/auth/api-key-token.ts';
-import { insertSignInToken } from '../db/user-passwords.ts';
-import type { Db } from '../db/database.ts';
+import { hashApiKey } from './api-key-token.ts';
+import { insertSignInToken } from '../../db/user-passwords.ts';
+import type { Db } from '../../db/database.ts';
 
 /** How long a one-time link to set a password works. */
 export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
