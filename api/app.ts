@@ -165,7 +165,7 @@ export function createApp(deps: AppDeps) {
   }));
   app.route('/docs', docsRoutes(`${API_PREFIX}/openapi.json`));
   app.route('/map', mapRoutes(deps.config.mapTiles));
-  app.route('/console', consoleRoutes());
+  app.route('/console', consoleRoutes(deps.config.mapTiles));
   app.get('/', (c) => c.redirect('/console'));
 
   const api = new OpenAPIHono<AppEnv>();

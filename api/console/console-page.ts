@@ -1,12 +1,18 @@
 import { NAMED_ONLY_PERMISSIONS } from '../../domain/access/permissions.ts';
+import { catalogAttributes } from './console-catalogs.ts';
+import { COMMAND_TYPES } from '../../domain/commands/command-catalog.ts';
+import { tileAttributes } from '../map/map-page.ts';
+import type { MapTiles } from '../map/map-tiles.ts';
+import { PROTOCOLS } from '../routes/vehicles.ts';
 
 /**
  * The console's one HTML page. Every view is drawn by the scripts (api/console/static) from the API's
  * answers; the page holds no data and no inline script or style (the Content-Security-Policy allows
  * neither). The permissions `*` does not cover are handed to the scripts in an attribute, so the menu
- * shows what the session can use by the same rule the API applies.
+ * shows what the session can use by the same rule the API applies; so are the tracker protocols and
+ * command types the API takes (the forms offer them), and the tile server's settings when there is one.
  */
-export function consolePage(): string {
+export function consolePage(tiles?: MapTiles): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -21,7 +27,7 @@ export function consolePage(): string {
   <script defer src="/console/vendor/leaflet-geoman.js"></script>
   <script type="module" src="/console/static/main.js"></script>
 </head>
-<body data-named-only="${[...NAMED_ONLY_PERMISSIONS].join(',')}">
+<body${catalogAttributes()} data-named-only="${[...NAMED_ONLY_PERMISSIONS].join(',')}" data-protocols="${PROTOCOLS.join(',')}" data-command-types="${COMMAND_TYPES.join(',')}"${tileAttributes(tiles)}>
   <a class="skip-link" href="#page">Skip to content</a>
   <section id="sign-in" class="sign-in" hidden>
     <form id="sign-in-form" class="sign-in-box" method="post">

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { etagOf, LIBRARY_CACHE, loadAsset, OWN_FILES_CACHE, pageFilesIn, type MapAsset } from '../map/map-assets.ts';
 import { sendAsset } from '../map/map-routes.ts';
+import { tileOrigin, type MapTiles } from '../map/map-tiles.ts';
 import { selfOnlyPolicy } from '../self-only-policy.ts';
 import { consolePage } from './console-page.ts';
 
@@ -12,12 +13,13 @@ import { consolePage } from './console-page.ts';
  */
 export const CONSOLE_CONTENT_SECURITY_POLICY = selfOnlyPolicy({ img: ['data:'], frames: 'self' });
 
-const SECURITY_HEADERS = {
-  'Content-Security-Policy': CONSOLE_CONTENT_SECURITY_POLICY,
+/** The same policy, with images from the tile server's origin when one is configured (the geofences' map draws its tiles). */
+const securityHeaders = (tiles?: MapTiles) => ({
+  'Content-Security-Policy': tiles ? selfOnlyPolicy({ img: ['data:', tileOrigin(tiles)], frames: 'self' }) : CONSOLE_CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
-};
+});
 
 const OWN_FILES = pageFilesIn(join(import.meta.dirname, 'static'));
 const geomanDir = dirname(createRequire(import.meta.url).resolve('@geoman-io/leaflet-geoman-free'));
@@ -27,11 +29,13 @@ const VENDOR_FILES = new Map(['leaflet-geoman.js', 'leaflet-geoman.css'].map((na
 /**
  * The web console at /console: one page, its scripts and styles, and the drawing library. Public, like
  * /map: the page signs in (email and password: a session cookie) and every request for data goes to the
- * API with that cookie, writes with the session's CSRF token.
+ * API with that cookie, writes with the session's CSRF token. With `tiles`, its maps draw that tile
+ * server's map under the graticule, as the live map does.
  */
-export function consoleRoutes() {
+export function consoleRoutes(tiles?: MapTiles) {
   const app = new Hono();
-  const html = new TextEncoder().encode(consolePage());
+  const SECURITY_HEADERS = securityHeaders(tiles);
+  const html = new TextEncoder().encode(consolePage(tiles));
   const page: MapAsset = { body: html, contentType: 'text/html; charset=utf-8', etag: etagOf(html), cacheControl: 'no-cache' };
   app.get('/', (c) => sendAsset(c, page, SECURITY_HEADERS));
   app.get('/static/:file', async (c) => {

@@ -5,7 +5,7 @@ import type { MapTiles } from './map-tiles.ts';
 const attribute = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** The tile server's template and attribution for the scripts, or nothing (the offline graticule alone). */
-const tileAttributes = (tiles?: MapTiles) =>
+export const tileAttributes = (tiles?: MapTiles) =>
   tiles ? ` data-tile-url="${attribute(tiles.url)}" data-tile-attribution="${attribute(tiles.attribution)}"` : '';
 
 /**

@@ -17,7 +17,8 @@ const utf8 = new TextEncoder();
 const IMEI = /^[0-9A-Za-z._-]{1,32}$/;
 const MAX_LIMIT = 500;
 const MAX_USERS = 1_000;
-const PROTOCOLS: [string, ...string[]] = ['osmand', ...TRACKER_PROTOCOLS.map((p) => p.protocol.name)];
+/** The protocols a vehicle may be registered with (the console offers them in its form). */
+export const PROTOCOLS: [string, ...string[]] = ['osmand', ...TRACKER_PROTOCOLS.map((p) => p.protocol.name)];
 
 const noNul = (s: string) => !s.includes('\u0000');
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });

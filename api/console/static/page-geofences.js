@@ -1,0 +1,236 @@
+// Geofences: the account's geofences on a map and in a list. Draw a circle, polygon or rectangle with
+// the drawing toolbar, name it and save it; select one to move its vertices (or its circle's centre
+// and radius) on the map or in the form's fields, and save; delete one. Everything but drawing is in
+// fields and buttons too, so the page works from the keyboard.
+import { problemText } from './console-api.js';
+import { consoleMap } from './console-map.js';
+import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
+import { isCircle, layerOf, parseVertices, shapeOf, verticesText } from './geofence-shape.js';
+
+const L = globalThis.L;
+const SHOWN = { className: 'geofence-shape', weight: 2 };
+const SELECTED = { className: 'geofence-shape selected', weight: 3 };
+/** A zoom at which a street-sized geofence can be drawn. */
+const CLOSE_ZOOM = 15;
+
+export async function render(main, { api, can }) {
+  const write = can('geofences:write');
+  const mapNode = h('div', { class: 'map-panel geofence-map' });
+  const panel = h('div', { class: 'geofence-panel' });
+  const listArea = h('div');
+  const pageError = errorLine();
+  main.append(h('div', { class: 'geofence-layout' }, mapNode, panel), pageError.node, h('h2', {}, 'All geofences'), listArea);
+
+  const map = consoleMap(mapNode, { label: 'Map of the geofences', center: [19.43, -99.13], zoom: 11 });
+  const shapes = L.featureGroup().addTo(map);
+  const vehicleLayer = L.layerGroup().addTo(map);
+  /** geofence id → its layer */
+  const layers = new Map();
+  let geofences = [];
+  /** What the panel edits: { geofence?, layer } (no geofence: one just drawn, not saved yet). */
+  let editing;
+
+  // Where to look: a vehicle's current position, or a latitude and longitude.
+  const goLat = h('input', { type: 'text', inputmode: 'decimal', size: '11' });
+  const goLng = h('input', { type: 'text', inputmode: 'decimal', size: '11' });
+  const goTo = h('form', { class: 'inline-form', 'aria-label': 'Centre the map', onsubmit: (event) => {
+    event.preventDefault();
+    const lat = Number(goLat.value); const lng = Number(goLng.value);
+    if (goLat.value.trim() === '' || goLng.value.trim() === '' || !Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) {
+      pageError.show('Give a latitude from -90 to 90 and a longitude from -180 to 180 to centre the map.');
+      return;
+    }
+    pageError.clear();
+    map.setView([lat, lng], CLOSE_ZOOM);
+  } }, field('Latitude', goLat), field('Longitude', goLng), h('button', { type: 'submit' }, 'Centre map'));
+  const tools = h('div', { class: 'map-tools' }, goTo);
+  if (can('devices:read')) {
+    const vehicle = h('select', {});
+    tools.prepend(h('form', { class: 'inline-form', 'aria-label': 'Show a vehicle', onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        const { data } = await api.get(`/devices/${encodeURIComponent(vehicle.value)}/status`);
+        if (data.latitude === null) throw new Error(`${data.name} has no position yet`);
+        vehicleLayer.clearLayers();
+        L.circleMarker([data.latitude, data.longitude], { radius: 7, className: 'vehicle-dot-marker', pmIgnore: true, snapIgnore: true })
+          .bindTooltip(`${data.name}: ${data.status}, ${data.speedKmh ?? 0} km/h`).addTo(vehicleLayer);
+        map.setView([data.latitude, data.longitude], CLOSE_ZOOM);
+        pageError.clear();
+      } catch (error) {
+        pageError.show(problemText(error));
+      }
+    } }, field('Vehicle', vehicle), h('button', { type: 'submit' }, 'Show vehicle')));
+    api.get('/devices/status').then(({ data }) => {
+      vehicle.replaceChildren(...data.map((d) => h('option', { value: d.deviceId }, d.name)));
+    }, (error) => pageError.show(problemText(error)));
+  }
+  main.insertBefore(tools, main.querySelector('.geofence-layout'));
+
+  if (write) {
+    map.pm.addControls({
+      position: 'topleft', drawMarker: false, drawCircleMarker: false, drawPolyline: false, drawText: false,
+      drawRectangle: true, drawPolygon: true, drawCircle: true,
+      editMode: false, dragMode: false, cutPolygon: false, removalMode: false, rotateMode: false,
+    });
+    map.on('pm:create', ({ layer }) => {
+      stopEditing();
+      layer.setStyle?.(SELECTED);
+      startEditing({ layer });
+    });
+  }
+
+  function stopEditing() {
+    if (!editing) return;
+    editing.layer.pm?.disable();
+    if (!editing.geofence) editing.layer.remove();
+    editing = undefined;
+    panel.replaceChildren(idleText());
+    drawShapes();
+  }
+
+  const idleText = () => h('p', { class: 'hint' }, write
+    ? 'Draw a circle, polygon or rectangle with the tools on the map, or choose a geofence in the list to change it.'
+    : 'Choose a geofence in the list to see it on the map.');
+  panel.append(idleText());
+
+  /** The panel's form for a geofence (or a shape just drawn): name, shape fields, dwell times. */
+  function startEditing(target) {
+    editing = target;
+    const { geofence, layer } = target;
+    if (write) layer.pm.enable({ allowSelfIntersection: false });
+    const circle = isCircle(layer);
+    const name = h('input', { type: 'text', required: true, maxlength: '200', value: geofence?.name ?? '' });
+    const lat = h('input', { type: 'text', inputmode: 'decimal', required: true });
+    const lng = h('input', { type: 'text', inputmode: 'decimal', required: true });
+    const radius = h('input', { type: 'number', min: '0.1', max: '100000', step: 'any', required: true });
+    const vertices = h('textarea', { rows: '6', spellcheck: 'false', required: true });
+    const enterDwell = h('input', { type: 'number', min: '0', max: '86400', step: '1', value: String(geofence?.enterDwellSeconds ?? 0) });
+    const exitDwell = h('input', { type: 'number', min: '0', max: '86400', step: '1', value: String(geofence?.exitDwellSeconds ?? 0) });
+    const failure = errorLine();
+
+    const fromLayer = () => {
+      const shape = shapeOf(layer);
+      if (shape.type === 'circle') {
+        lat.value = String(shape.center.lat); lng.value = String(shape.center.lng); radius.value = String(shape.radiusMeters);
+      } else {
+        vertices.value = verticesText(shape.vertices);
+      }
+    };
+    /** The fields onto the map; throws when they are not numbers. */
+    const toLayer = () => {
+      if (circle) {
+        const c = [Number(lat.value), Number(lng.value)];
+        if (!c.every(Number.isFinite) || !Number.isFinite(Number(radius.value))) throw new Error('The centre and the radius must be numbers');
+        layer.setLatLng(c);
+        layer.setRadius(Number(radius.value));
+      } else {
+        layer.setLatLngs(parseVertices(vertices.value).map((v) => [v.lat, v.lng]));
+      }
+      if (write) { layer.pm.disable(); layer.pm.enable({ allowSelfIntersection: false }); }
+    };
+    const applyFields = () => {
+      failure.clear();
+      try { toLayer(); } catch (error) { failure.show(error.message); }
+    };
+    fromLayer();
+    layer.on('pm:edit pm:markerdragend', fromLayer);
+
+    const shapeFields = circle
+      ? [field('Centre latitude', lat), field('Centre longitude', lng), field('Radius (m)', radius, 'More than 0, at most 100 km.')]
+      : [field('Vertices', vertices, 'One "latitude, longitude" a line, in order around the area.')];
+    for (const input of [lat, lng, radius, vertices]) input.addEventListener('change', applyFields);
+
+    const save = async (event) => {
+      event.preventDefault();
+      failure.clear();
+      try {
+        toLayer();
+        const body = { name: name.value, ...shapeOf(layer), enterDwellSeconds: Number(enterDwell.value), exitDwellSeconds: Number(exitDwell.value) };
+        const { data } = geofence ? await api.patch(`/geofences/${geofence.id}`, body) : await api.post('/geofences', body);
+        notify(`${data.name} saved`);
+        layer.pm.disable();
+        if (!geofence) layer.remove();
+        editing = undefined;
+        panel.replaceChildren(idleText());
+        await load();
+        select(data.id, false);
+      } catch (error) {
+        failure.show(problemText(error));
+      }
+    };
+
+    const title = geofence ? (write ? `Edit ${geofence.name}` : geofence.name) : `New ${circle ? 'circle' : 'polygon'}`;
+    panel.replaceChildren(h('form', { class: 'form', 'aria-labelledby': 'geofence-form-title', onsubmit: save },
+      h('h2', { id: 'geofence-form-title' }, title),
+      h('fieldset', { class: 'plain', disabled: !write },
+        field('Name', name, 'Travels name geofences by it, exactly.'),
+        ...shapeFields,
+        field('Enter after (s)', enterDwell, 'How long a vehicle must stay inside before its entry counts.'),
+        field('Exit after (s)', exitDwell)),
+      failure.node,
+      h('div', { class: 'actions' },
+        write ? h('button', { type: 'submit', class: 'primary' }, geofence ? 'Save changes' : 'Save geofence') : null,
+        h('button', { type: 'button', onclick: stopEditing }, write ? (geofence ? 'Stop editing' : 'Discard') : 'Close'),
+        write && geofence ? h('button', { type: 'button', class: 'danger', onclick: () => remove(geofence) }, 'Delete') : null)));
+    name.focus();
+  }
+
+  function select(id, edit = true) {
+    stopEditing();
+    const geofence = geofences.find((g) => g.id === id);
+    const layer = layers.get(id);
+    if (!geofence || !layer) return;
+    map.fitBounds(layer.getBounds(), { maxZoom: 17, padding: [30, 30] });
+    layer.setStyle(SELECTED);
+    if (edit) startEditing({ geofence, layer });
+  }
+
+  async function remove(geofence) {
+    const sure = await confirmDialog({
+      title: `Delete ${geofence.name}?`,
+      body: `The geofence ${geofence.name} and its recorded visits are deleted. The event log keeps its events.`,
+      confirmLabel: 'Delete geofence', danger: true,
+    });
+    if (!sure) return;
+    try {
+      await api.delete(`/geofences/${geofence.id}`);
+      notify(`${geofence.name} deleted`);
+      if (editing?.geofence?.id === geofence.id) { editing.layer.pm.disable(); editing = undefined; panel.replaceChildren(idleText()); }
+      await load();
+    } catch (error) {
+      pageError.show(problemText(error));
+    }
+  }
+
+  function drawShapes() {
+    shapes.clearLayers();
+    layers.clear();
+    for (const g of geofences) {
+      const layer = layerOf(g, SHOWN).bindTooltip(g.name);
+      layer.on('click', () => { if (!map.pm.globalDrawModeEnabled()) select(g.id); });
+      layers.set(g.id, layer.addTo(shapes));
+    }
+  }
+
+  async function load() {
+    try {
+      geofences = (await api.get('/geofences')).data;
+    } catch (error) {
+      listArea.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(error)));
+      return;
+    }
+    drawShapes();
+    listArea.replaceChildren(table('Geofences', [
+      { label: 'Name', cell: (g) => g.name },
+      { label: 'Shape', cell: (g) => (g.type === 'circle' ? `circle, ${g.radiusMeters} m` : `polygon, ${g.vertexCount} vertices`) },
+      { label: 'Centre', cell: (g) => `${g.centerLat}, ${g.centerLng}` },
+      { label: 'Actions', cell: (g) => h('div', { class: 'actions' },
+        h('button', { type: 'button', 'aria-label': `${write ? 'Edit' : 'Show'} ${g.name}`, onclick: () => select(g.id) }, write ? 'Edit' : 'Show'),
+        write ? h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${g.name}`, onclick: () => remove(g) }, 'Delete') : null) },
+    ], geofences, 'No geofences yet.'));
+  }
+
+  await load();
+  if (geofences.length > 0 && !editing) map.fitBounds(shapes.getBounds(), { padding: [30, 30] });
+  return () => map.remove();
+}
