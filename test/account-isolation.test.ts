@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../api/auth/password-hash.ts';
 import { appendEvents } from '../db/event-log.ts';
 import { storeMedia } from '../db/media.ts';
+import { setPasswordHash } from '../db/user-passwords.ts';
 import { WRITE_CASES, type IsolationScope as Scope, type Request, type WriteAttempt } from './support/isolation-write-cases.ts';
 import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
 import { scopeSnapshot } from './support/scope-snapshot.ts';
@@ -30,7 +32,20 @@ async function ok(res: { status: number; body: any }, what: string) {
   return res.body;
 }
 
-async function buildScope(account: 'A' | 'B', accountId: number, userId: number, mode: 'live' | 'test', n: number): Promise<Scope> {
+const PASSWORD = 'isolation password 1';
+
+/** A session of the user, signed in with PASSWORD: its id, cookie and CSRF token. */
+async function signIn(email: string): Promise<Scope['session']> {
+  const res = await t.call('/api/v1/auth/sign-in', { method: 'POST', body: { email, password: PASSWORD } });
+  const body = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`sign-in of ${email}: ${res.status} ${JSON.stringify(body)}`);
+  return { id: body.data.session.id, cookie: res.headers.get('Set-Cookie')!.split(';')[0]!, csrf: body.data.csrfToken };
+}
+
+async function buildScope(
+  account: 'A' | 'B', accountId: number, user: { id: number; email: string; session: Scope['session'] }, mode: 'live' | 'test', n: number,
+): Promise<Scope> {
+  const userId = user.id;
   const label = `${account}-${mode}`;
   const key = (await t.fixtures.key(userId, { mode, permissions: ['*', 'commands:write', 'keys:write', 'audit:read', 'users:read', 'users:write'] })).key;
   const call = (path: string, method = 'GET', body?: unknown) => t.json(`/api/v1${path}`, { key, method, body });
@@ -88,7 +103,7 @@ async function buildScope(account: 'A' | 'B', accountId: number, userId: number,
   });
 
   return {
-    label, account, accountId, userId, mode, key, only,
+    label, account, accountId, userId, email: user.email, session: user.session, mode, key, only,
     markers: [
       imei, vanImei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId, String(center.lat), String(center.lng), String(yardCenter.lat), only.yard, only.identifier,
       media.sha256,
@@ -109,7 +124,9 @@ beforeAll(async () => {
     const acct = await t.fixtures.account('Acme Logistics');
     const user = await t.fixtures.user(acct.id);
     await t.database.db.updateTable('users').set({ name: 'Dispatch' }).where('id', '=', user.id).execute();
-    for (const mode of ['live', 'test'] as const) scopes.push(await buildScope(account, acct.id, user.id, mode, n++));
+    await setPasswordHash(t.database.db, user.id, await hashPassword(PASSWORD));
+    const signedIn = { id: user.id, email: user.email, session: await signIn(user.email) };
+    for (const mode of ['live', 'test'] as const) scopes.push(await buildScope(account, acct.id, signedIn, mode, n++));
   }
 }, 120_000);
 
@@ -177,9 +194,28 @@ describe('two accounts with the same names, each in both modes', () => {
         const path = pathFor(op.path, scope.ids);
         const res = await t.call(`/api/v1${path}`, { key: scope.key, headers: op.path === '/events/stream' ? { 'Last-Event-ID': '0' } : {} });
         const text = await answerText(res);
-        expect(res.status, `${scope.label} GET ${path}: ${text.slice(0, 300)}`).toBe(200);
+        // The session's own endpoints answer a key 400 (not a session).
+        expect(res.status, `${scope.label} GET ${path}: ${text.slice(0, 300)}`).toBe(op.path.startsWith('/auth/') ? 400 : 200);
         for (const marker of forbidden) if (text.includes(marker)) leaks.push(`${scope.label} GET ${path} shows ${marker}`);
       }
+    }
+    expect(leaks).toEqual([]);
+  }, 120_000);
+
+  it('show each account\'s signed-in session only its account\'s live data, over every GET operation', async () => {
+    const leaks: string[] = [];
+    for (const scope of scopes.filter((s) => s.mode === 'live')) {
+      const forbidden = forbiddenFor(scope);
+      for (const op of gets()) {
+        const path = pathFor(op.path, scope.ids);
+        const headers: Record<string, string> = { Cookie: scope.session.cookie, ...(op.path === '/events/stream' ? { 'Last-Event-ID': '0' } : {}) };
+        const res = await t.call(`/api/v1${path}`, { headers });
+        const text = await answerText(res);
+        expect(res.status, `${scope.account}'s session GET ${path}: ${text.slice(0, 300)}`).toBe(200);
+        for (const marker of forbidden) if (text.includes(marker)) leaks.push(`${scope.account}'s session GET ${path} shows ${marker}`);
+      }
+      const own = await (await t.call('/api/v1/vehicles?limit=500', { headers: { Cookie: scope.session.cookie } })).text();
+      expect(own, `${scope.account}'s session sees its live vehicle`).toContain(scope.ids.vehicle);
     }
     expect(leaks).toEqual([]);
   }, 120_000);
@@ -220,7 +256,8 @@ const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
 const writes = () => documentedOperations(doc).filter((o) => WRITE_METHODS.includes(o.method));
 
 async function send(key: string, request: Request): Promise<{ status: number; text: string; body: any }> {
-  const res = await t.call(`/api/v1${request.path}`, { key, method: request.method, body: request.body, headers: request.headers });
+  // A session's cookie counts only on a request with no key.
+  const res = await t.call(`/api/v1${request.path}`, { key: request.headers?.Cookie ? undefined : key, method: request.method, body: request.body, headers: request.headers });
   const text = await res.text();
   let body: any = null;
   try {

@@ -3,7 +3,10 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../api/app.ts';
+import { randomUUID } from 'node:crypto';
 import { hashApiKey, issueApiKey } from '../api/auth/api-key-token.ts';
+import { hashPassword } from '../api/auth/password-hash.ts';
+import { insertSignInToken, setPasswordHash } from '../db/user-passwords.ts';
 import type { Permission } from '../domain/access/permissions.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
 import type { Database } from '../db/schema.ts';
@@ -34,6 +37,11 @@ interface Case {
   request(s: ConformanceScene): HttpRequest;
   /** The key sent; by default one holding only the operation's permission. Undefined sends none. */
   key?(s: ConformanceScene, permission: Permission | undefined): string | undefined;
+  /**
+   * Sent with the cookie of a session signed in for the case (and no key), a write with its CSRF token
+   * unless the request names one or the case says `without-csrf`.
+   */
+  session?: true | 'without-csrf';
   /** Another app on the same database: one whose rate limit the key has used up, or one whose database is down. */
   via?: 'rate-limited' | 'database-down';
   /** What the answer must show for the case to prove what it claims. */
@@ -47,8 +55,21 @@ const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toM
 const TEST_MODE_REFUSED = /test-mode key or token cannot add, change or remove them; use a live key/;
 const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
 
-/** Per documented operation: the permission it needs and its own cases; the first success is its sample request. */
-const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
+/**
+ * The sign-in sessions' scene, made in beforeAll: the scene's user signs in with `password`; `spare` is
+ * another session of theirs (to end); `setPasswordToken` a one-time token of another user; `lockedEmail`
+ * an email with as many failed sign-ins as a minute allows.
+ */
+const sessions = { password: 'conformance password 1', email: '', spare: '', setPasswordToken: '', lockedEmail: `locked-${process.pid}@example.test` };
+const NO_SESSION = '00000000-0000-4000-8000-000000000000';
+const notASession = errorMatching(/for a signed-in session/);
+
+/**
+ * Per documented operation: the permission it needs, its security requirement where it is not that
+ * permission's (public: `[]`; the session's own: the cookie), and its own cases; the first success is its
+ * sample request.
+ */
+const OPERATIONS: Record<string, { permission?: Permission; security?: unknown[]; cases: Case[] }> = {
   'GET /devices/status': {
     permission: 'devices:read',
     cases: [
@@ -985,6 +1006,83 @@ const OPERATIONS: Record<string, { permission?: Permission; cases: Case[] }> = {
       { status: 409, what: 'the account\'s last owner', key: (s) => s.users.loneOwnerKey, request: (s) => ({ path: `/users/${s.users.loneOwner}`, method: 'DELETE' }), shows: errorMatching(/last owner/) },
     ],
   },
+  'POST /auth/sign-in': {
+    security: [],
+    cases: [
+      {
+        status: 200, what: 'the right password', key: () => undefined, request: () => ({ path: '/auth/sign-in', method: 'POST', body: { email: sessions.email.toUpperCase(), password: sessions.password } }),
+        shows: (body) => expect(body.data).toMatchObject({ user: { email: sessions.email }, role: 'owner', csrfToken: expect.any(String), session: { current: true } }),
+      },
+      { status: 400, what: 'no password', key: () => undefined, request: () => ({ path: '/auth/sign-in', method: 'POST', body: { email: sessions.email } }) },
+      { status: 401, what: 'an email of no one', key: () => undefined, request: () => ({ path: '/auth/sign-in', method: 'POST', body: { email: `nobody-${process.pid}@example.test`, password: 'wrong password' } }), shows: errorMatching(/Email or password is wrong/) },
+      {
+        status: 403, what: 'a page of another site', key: () => undefined,
+        request: () => ({ path: '/auth/sign-in', method: 'POST', body: { email: sessions.email, password: sessions.password }, headers: { Origin: 'https://elsewhere.example' } }), shows: errorMatching(/Cross-origin/),
+      },
+      { status: 429, what: 'an email with too many failed sign-ins', key: () => undefined, request: () => ({ path: '/auth/sign-in', method: 'POST', body: { email: sessions.lockedEmail, password: 'wrong password' } }) },
+    ],
+  },
+  'POST /auth/set-password': {
+    security: [],
+    cases: [
+      { status: 200, what: 'a one-time token', key: () => undefined, request: () => ({ path: '/auth/set-password', method: 'POST', body: { token: sessions.setPasswordToken, password: 'a new password 2' } }) },
+      { status: 400, what: 'a token of no link', key: () => undefined, request: () => ({ path: '/auth/set-password', method: 'POST', body: { token: 'fsi_unknown', password: 'a new password 2' } }), shows: errorMatching(/unknown, already used or expired/) },
+      {
+        status: 403, what: 'a page of another site', key: () => undefined,
+        request: () => ({ path: '/auth/set-password', method: 'POST', body: { token: 'fsi_unknown', password: 'a new password 2' }, headers: { 'Sec-Fetch-Site': 'cross-site' } }), shows: errorMatching(/Cross-site/),
+      },
+    ],
+  },
+  'GET /auth/session': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      { status: 200, what: 'a session', session: true, request: () => ({ path: '/auth/session' }), shows: (body) => expect(body.data).toMatchObject({ user: { email: sessions.email }, csrfToken: expect.any(String) }) },
+      { status: 400, what: 'an API key', request: () => ({ path: '/auth/session' }), shows: notASession },
+    ],
+  },
+  'GET /auth/sessions': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      { status: 200, what: 'this session and others', session: true, request: () => ({ path: '/auth/sessions' }), shows: (body) => expect(body.data.filter((x: any) => x.current)).toHaveLength(1) },
+      { status: 400, what: 'an API key', request: () => ({ path: '/auth/sessions' }), shows: notASession },
+    ],
+  },
+  'DELETE /auth/sessions/{id}': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      { status: 204, what: 'another session of the user', session: true, request: () => ({ path: `/auth/sessions/${sessions.spare}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a UUID', session: true, request: () => ({ path: '/auth/sessions/abc', method: 'DELETE' }) },
+      { status: 400, what: 'an API key', request: () => ({ path: `/auth/sessions/${NO_SESSION}`, method: 'DELETE' }), shows: notASession },
+      { status: 403, what: 'no CSRF token', session: 'without-csrf', request: () => ({ path: `/auth/sessions/${NO_SESSION}`, method: 'DELETE' }), shows: errorMatching(/CSRF token missing/) },
+      { status: 404, what: 'a session of no one', session: true, request: () => ({ path: `/auth/sessions/${NO_SESSION}`, method: 'DELETE' }) },
+    ],
+  },
+  'POST /auth/sign-out': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      { status: 204, what: 'a session', session: true, request: () => ({ path: '/auth/sign-out', method: 'POST' }) },
+      { status: 400, what: 'an API key', request: () => ({ path: '/auth/sign-out', method: 'POST' }), shows: notASession },
+      { status: 403, what: 'a CSRF token of another session', session: true, request: () => ({ path: '/auth/sign-out', method: 'POST', headers: { 'X-CSRF-Token': 'not-this-sessions-token' } }), shows: errorMatching(/does not match/) },
+    ],
+  },
+  'POST /auth/sign-out-everywhere': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      { status: 200, what: 'a session', session: true, request: () => ({ path: '/auth/sign-out-everywhere', method: 'POST' }), shows: (body) => expect(body.data.ended).toBeGreaterThanOrEqual(1) },
+      { status: 400, what: 'an API key', request: () => ({ path: '/auth/sign-out-everywhere', method: 'POST' }), shows: notASession },
+      { status: 403, what: 'no CSRF token', session: 'without-csrf', request: () => ({ path: '/auth/sign-out-everywhere', method: 'POST' }), shows: errorMatching(/CSRF token missing/) },
+    ],
+  },
+  'POST /auth/password': {
+    security: [{ sessionCookie: [] }],
+    cases: [
+      // The same password again: the cases after this one still sign in with it.
+      { status: 200, what: 'the current password and a new one', session: true, request: () => ({ path: '/auth/password', method: 'POST', body: { currentPassword: sessions.password, newPassword: sessions.password } }) },
+      { status: 400, what: 'a wrong current password', session: true, request: () => ({ path: '/auth/password', method: 'POST', body: { currentPassword: 'not the password', newPassword: 'another password 3' } }), shows: errorMatching(/current password is wrong/) },
+      { status: 400, what: 'an API key', request: () => ({ path: '/auth/password', method: 'POST', body: { currentPassword: 'x', newPassword: 'another password 3' } }), shows: notASession },
+      { status: 403, what: 'no CSRF token', session: 'without-csrf', request: () => ({ path: '/auth/password', method: 'POST', body: { currentPassword: sessions.password, newPassword: sessions.password } }), shows: errorMatching(/CSRF token missing/) },
+    ],
+  },
   'DELETE /travels/{id}': {
     permission: 'travels:write',
     cases: [
@@ -1015,7 +1113,9 @@ const SHARED_CASES: Array<Omit<Case, 'request'> & { headers?: Record<string, str
 const NOT_REPRODUCIBLE: Record<string, string> = {};
 
 function casesOf(id: string): Case[] {
-  const { cases } = OPERATIONS[id]!;
+  const { cases, security } = OPERATIONS[id]!;
+  // A public operation (sign-in) takes no credential to get wrong.
+  if (security?.length === 0) return cases;
   const sample = cases.find((c) => c.status >= 200 && c.status < 300)!.request;
   // An operation open to any valid credential (its own user's) has no permission to lack.
   const applicable = OPERATIONS[id]!.permission ? SHARED_CASES : SHARED_CASES.filter((c) => c.status !== 403);
@@ -1047,6 +1147,7 @@ beforeAll(async () => {
   doc = (await served.json()) as OpenApiDocument;
   responses = openApiResponseValidator(doc);
   scene = await buildConformanceScene(t);
+  await buildSessionScene();
 
   const config = TEST_CONFIG;
   // Both on the same database as the main app, so the scene's keys authenticate there too.
@@ -1059,6 +1160,22 @@ beforeAll(async () => {
   databaseDown = { app: createApp({ db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config }), db };
 });
 
+/** The scene's user gets a password and a spare session; another user a one-time link; one email is locked out. */
+async function buildSessionScene(): Promise<void> {
+  const db = t.database.db;
+  sessions.email = scene.users.ownerEmail;
+  const owner = await db.selectFrom('users').select('id').where('email', '=', sessions.email).executeTakeFirstOrThrow();
+  await setPasswordHash(db, owner.id, await hashPassword(sessions.password));
+  sessions.spare = (await signIn()).id;
+  sessions.setPasswordToken = `fsi_conformance_${randomUUID()}`;
+  await insertSignInToken(db, hashApiKey(sessions.setPasswordToken), scene.users.member, new Date(Date.now() + 3_600_000));
+  for (let i = 0; i < 6; i++) {
+    await t.app.request('/api/v1/auth/sign-in', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: sessions.lockedEmail, password: 'wrong password' }),
+    });
+  }
+}
+
 afterAll(async () => {
   await rateLimited?.limiter.close();
   await databaseDown?.db.destroy();
@@ -1069,8 +1186,13 @@ async function send(id: string, c: Case) {
   const { permission } = OPERATIONS[id]!;
   const request = c.request(scene);
   // With no permission needed, a key holding one unrelated permission.
-  const key = c.key ? c.key(scene, permission) : scene.only[permission ?? 'devices:read'];
+  const key = c.session ? undefined : c.key ? c.key(scene, permission) : scene.only[permission ?? 'devices:read'];
   const headers: Record<string, string> = { ...request.headers };
+  if (c.session) {
+    const session = await signIn();
+    headers.Cookie = session.cookie;
+    if ((request.method ?? 'GET') !== 'GET' && c.session !== 'without-csrf') headers['X-CSRF-Token'] ??= session.csrf;
+  }
   if (key && !headers.Authorization) headers.Authorization = `Bearer ${key}`;
   let body: string | undefined;
   if (request.body !== undefined) {
@@ -1088,6 +1210,16 @@ async function send(id: string, c: Case) {
   const contentType = res.headers.get('Content-Type');
   const text = /^text\/event-stream/.test(contentType ?? '') ? await streamOpening(res) : await res.text();
   return { status: res.status, contentType, text, body: text === '' ? undefined : /json/i.test(contentType ?? '') ? JSON.parse(text) : text };
+}
+
+/** A new session of the scene's user: its cookie, CSRF token and id. */
+async function signIn(): Promise<{ cookie: string; csrf: string; id: string }> {
+  const res = await t.app.request('/api/v1/auth/sign-in', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: sessions.email, password: sessions.password }),
+  });
+  const body = (await res.json()) as any;
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return { cookie: res.headers.get('Set-Cookie')!.split(';')[0]!, csrf: body.data.csrfToken, id: body.data.session.id };
 }
 
 /** A stream never ends: its first chunk (the opening comment) stands for the answer. */
@@ -1122,7 +1254,9 @@ describe('the served OpenAPI document', () => {
       documentedOperations(doc).map((o) => [o.id, (doc.paths![o.path]![o.method] as { security?: unknown }).security]),
     );
     const expected = Object.fromEntries(
-      Object.entries(OPERATIONS).map(([id, { permission }]) => [id, permission ? [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }] : undefined]),
+      Object.entries(OPERATIONS).map(([id, { permission, security }]) => [
+        id, security ?? (permission ? [{ bearerAuth: [permission] }, { apiKeyHeader: [permission] }, { oauth2: [permission] }] : undefined),
+      ]),
     );
     expect(stated).toEqual(expected);
   });

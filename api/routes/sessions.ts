@@ -19,13 +19,18 @@ import {
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 const errorContent = json(ErrorEnvelope);
 const TAGS = ['Sessions'];
-/**
- * Out of the generated OpenAPI document until the conformance test (test/openapi-conformance.test.ts)
- * has cookie-session cases for them; docs/api/sessions.md is their reference meanwhile.
- */
-const HIDDEN = true;
 const SIGN_IN_FAILED = 'Email or password is wrong';
 const cookieSecurity = [{ sessionCookie: [] }];
+const NOT_A_SESSION = 'Not a session (an API key or token)';
+/** A session's read: open to the session's own user, needing no permission, so never 403. */
+function readResponses(...extra: Array<[number, string]>) {
+  const responses = errorResponses(...extra);
+  delete responses[403];
+  return responses;
+}
+/** A session's write: refused (403) without the session's CSRF token or from another site. */
+const writeResponses = (...extra: Array<[number, string]>) =>
+  errorResponses([403, `The ${CSRF_HEADER} header missing or not this session's, or sent from another site`], ...extra);
 
 const SignInBody = z.object({
   email: z.string().trim().min(1).max(320).openapi({ example: 'dispatcher@example.com' }),
@@ -78,7 +83,7 @@ async function currentView(db: Db, c: Context<SessionEnv>, token: string, row: S
 }
 
 const signIn = createRoute({
-  method: 'post', path: '/auth/sign-in', tags: TAGS, hide: HIDDEN, summary: 'Sign in with an email and a password',
+  method: 'post', path: '/auth/sign-in', tags: TAGS, summary: 'Sign in with an email and a password',
   description: `Answers the session (with its CSRF token) and sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS). The same answer for an unknown email and a wrong password. Failed sign-ins are slowed per email and per client address (429 with Retry-After). Refused from another site's page (Origin, Sec-Fetch-Site).`,
   security: [],
   request: { body: { content: json(SignInBody), required: true } },
@@ -97,7 +102,7 @@ const SetPasswordBody = z.object({
 }).strict().openapi('SetPassword');
 
 const setPassword = createRoute({
-  method: 'post', path: '/auth/set-password', tags: TAGS, hide: HIDDEN, summary: 'Set a password with a one-time token',
+  method: 'post', path: '/auth/set-password', tags: TAGS, summary: 'Set a password with a one-time token',
   description: 'The token works once, before it expires. Every session of the user ends; sign in with the new password.',
   security: [],
   request: { body: { content: json(SetPasswordBody), required: true } },
@@ -153,37 +158,37 @@ const requireSession = (c: Context<SessionEnv>): { id: string; token: string } =
 };
 
 const current = createRoute({
-  method: 'get', path: '/auth/session', tags: TAGS, hide: HIDDEN, summary: 'The current session: user, role, permissions and CSRF token',
+  method: 'get', path: '/auth/session', tags: TAGS, summary: 'The current session: user, role, permissions and CSRF token',
   security: cookieSecurity,
-  responses: { 200: { description: 'The session', content: json(envelopeSchema(CurrentSchema, 'CurrentSessionEnvelope')) }, ...errorResponses([400, 'Not a session (an API key or token)']) },
+  responses: { 200: { description: 'The session', content: json(envelopeSchema(CurrentSchema, 'CurrentSessionEnvelope')) }, ...readResponses([400, NOT_A_SESSION]) },
 });
 const signOut = createRoute({
-  method: 'post', path: '/auth/sign-out', tags: TAGS, hide: HIDDEN, summary: 'Sign out: end this session', security: cookieSecurity,
-  responses: { 204: { description: 'Signed out; the cookie is cleared' }, ...errorResponses([400, 'Not a session (an API key or token)']) },
+  method: 'post', path: '/auth/sign-out', tags: TAGS, summary: 'Sign out: end this session', security: cookieSecurity,
+  responses: { 204: { description: 'Signed out; the cookie is cleared' }, ...writeResponses([400, NOT_A_SESSION]) },
 });
 const signOutEverywhere = createRoute({
-  method: 'post', path: '/auth/sign-out-everywhere', tags: TAGS, hide: HIDDEN, summary: 'End every session of the user, this one included', security: cookieSecurity,
-  responses: { 200: { description: 'How many sessions ended', content: json(envelopeSchema(z.object({ ended: z.number().int() }), 'SessionsEnded')) }, ...errorResponses([400, 'Not a session (an API key or token)']) },
+  method: 'post', path: '/auth/sign-out-everywhere', tags: TAGS, summary: 'End every session of the user, this one included', security: cookieSecurity,
+  responses: { 200: { description: 'How many sessions ended', content: json(envelopeSchema(z.object({ ended: z.number().int() }), 'SessionsEnded')) }, ...writeResponses([400, NOT_A_SESSION]) },
 });
 const listSessions = createRoute({
-  method: 'get', path: '/auth/sessions', tags: TAGS, hide: HIDDEN, summary: 'The user\'s sessions in force, newest first', security: cookieSecurity,
-  responses: { 200: { description: 'Sessions', content: json(envelopeSchema(z.array(SessionSchema), 'SessionList')) }, ...errorResponses([400, 'Not a session (an API key or token)']) },
+  method: 'get', path: '/auth/sessions', tags: TAGS, summary: 'The user\'s sessions in force, newest first', security: cookieSecurity,
+  responses: { 200: { description: 'Sessions', content: json(envelopeSchema(z.array(SessionSchema), 'SessionList')) }, ...readResponses([400, NOT_A_SESSION]) },
 });
 const revokeOne = createRoute({
-  method: 'delete', path: '/auth/sessions/{id}', tags: TAGS, hide: HIDDEN, summary: 'End one of the user\'s sessions', security: cookieSecurity,
+  method: 'delete', path: '/auth/sessions/{id}', tags: TAGS, summary: 'End one of the user\'s sessions', security: cookieSecurity,
   request: { params: z.object({ id: z.string().uuid() }) },
-  responses: { 204: { description: 'Ended' }, ...errorResponses([400, 'Not a session; id not a UUID'], [404, 'No such session of the user in force']) },
+  responses: { 204: { description: 'Ended' }, ...writeResponses([400, 'Not a session; id not a UUID'], [404, 'No such session of the user in force']) },
 });
 const ChangePasswordBody = z.object({
   currentPassword: z.string().min(1).max(PASSWORD_MAX_LENGTH),
   newPassword: z.string().max(PASSWORD_MAX_LENGTH * 4).openapi({ description: 'At least 10 characters' }),
 }).strict().openapi('ChangePassword');
 const changePassword = createRoute({
-  method: 'post', path: '/auth/password', tags: TAGS, hide: HIDDEN, summary: 'Change my password; every other session of mine ends', security: cookieSecurity,
+  method: 'post', path: '/auth/password', tags: TAGS, summary: 'Change my password; every other session of mine ends', security: cookieSecurity,
   request: { body: { content: json(ChangePasswordBody), required: true } },
   responses: {
     200: { description: 'Changed; how many other sessions ended', content: json(envelopeSchema(z.object({ ended: z.number().int() }), 'PasswordChanged')) },
-    ...errorResponses([400, 'Not a session; current password wrong; new password too short or too long']),
+    ...writeResponses([400, 'Not a session; current password wrong; new password too short or too long']),
   },
 });
 

@@ -11,6 +11,9 @@ export interface IsolationScope {
   account: 'A' | 'B';
   accountId: number;
   userId: number;
+  /** The user's email, and a sign-in session of theirs (live, as every session; the same for both modes of the account). */
+  email: string;
+  session: { id: string; cookie: string; csrf: string };
   mode: 'live' | 'test';
   key: string;
   /** Strings found only in this scope's data (IMEI, plates, coordinates, URL, phone, key prefix, client id). */
@@ -34,7 +37,7 @@ export interface Request {
 export interface WriteAttempt extends Request {
   /** What is tried, for the failure message. */
   what: string;
-  /** The status the attempt must get. */
+  /** The status the attempt must get. A request whose headers carry a session cookie is sent without the key. */
   status: number;
   /**
    * The same request at objects that exist nowhere: it must get the same status and, ids aside, the same
@@ -51,6 +54,7 @@ export type WriteCase = (attacker: IsolationScope, victim: IsolationScope) => Wr
 /** Ids, IMEIs and names that no scope has. */
 const NO_ID = '999999999';
 const NO_IMEI = '359999999999999';
+const NO_SESSION = '00000000-0000-4000-8000-000000000000';
 let fresh = 0;
 const freshImei = () => `35888${String(process.pid % 100_000).padStart(5, '0')}${String(++fresh).padStart(5, '0')}`;
 const unique = (what: string) => `${what} ${process.pid}-${++fresh}`;
@@ -195,4 +199,26 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   }],
   'DELETE /oauth-clients/{id}': (_a, v) => [byPath('DELETE', '/oauth-clients/{id}', { id: v.ids.oauthClient })],
   'POST /events/stream-tokens': () => [{ what: 'a stream token', method: 'POST', path: '/events/stream-tokens', status: 201, nowhere: { path: '/events/stream-tokens' } }],
+
+  // Sessions are a user's, in live mode: another account's user's email answers a wrong password as an
+  // email of no one does (once per victim account, to stay under the failed sign-ins a minute allows).
+  'POST /auth/sign-in': (a, v) => (a.account === v.account || v.mode !== 'live' ? [] : [{
+    what: 'the victim\'s email with a wrong password', method: 'POST', path: '/auth/sign-in', body: { email: v.email, password: 'not the password' }, status: 401,
+    nowhere: { path: '/auth/sign-in', body: { email: `${unique('nobody').replace(/\W/g, '-')}@example.test`, password: 'not the password' } },
+  }]),
+  // A one-time token is known only to whom it was given; it names nothing of a scope.
+  'POST /auth/set-password': () => [],
+  // Name nothing but the caller's own session and user.
+  'POST /auth/sign-out': () => [],
+  'POST /auth/sign-out-everywhere': () => [],
+  'POST /auth/password': () => [],
+  // With an API key every session endpoint answers 400; with the caller's own session, another user's session is one that exists nowhere.
+  'DELETE /auth/sessions/{id}': (a, v) => {
+    if (a.account === v.account) return [];
+    const withSession = { Cookie: a.session.cookie, 'X-CSRF-Token': a.session.csrf };
+    return [
+      { ...at('DELETE', `/auth/sessions/${v.session.id}`), what: 'the victim\'s session, by the caller\'s session', headers: withSession, nowhere: { path: `/auth/sessions/${NO_SESSION}`, headers: withSession } },
+      { ...at('DELETE', `/auth/sessions/${v.session.id}`, 400), what: 'the victim\'s session, by a key', nowhere: { path: `/auth/sessions/${NO_SESSION}` } },
+    ];
+  },
 };
