@@ -47,6 +47,8 @@ describe('the console', () => {
     await expect.poll(() => map.locator('#connection').getAttribute('data-state'), { timeout: 20_000 }).toBe('live');
     await expect.poll(() => map.locator('#vehicle-list li[data-device-id]').count(), { timeout: 20_000 }).toBe(4);
     expect(await map.locator('#login').isVisible()).toBe(false);
+    // Signing out is the console's own button: the framed map shows no second one.
+    expect(await map.locator('#logout').isVisible()).toBe(false);
     expect({ external, refused, errors }).toEqual({ external: [], refused: [], errors: [] });
     await page.context().close();
   });

@@ -31,8 +31,8 @@ export interface DemoServer {
 const SIGN_IN_LINE = /Sign in to the console at (\S+)\/console .* as (\S+) with the password (\S+) \(shown once\)/;
 
 /** `fleet serve` on a database of its own with the demo seeded (`simulate`: its trackers driving), and `env` added. */
-export async function startDemoServer(options: { simulate?: boolean; env?: Record<string, string> } = {}): Promise<DemoServer> {
-  const fresh: FreshDatabase = await freshDatabase();
+export async function startDemoServer(options: { simulate?: boolean; env?: Record<string, string>; database?: FreshDatabase } = {}): Promise<DemoServer> {
+  const fresh: FreshDatabase = options.database ?? await freshDatabase();
   const trackerPort = await freePort();
   const server = await serve(
     { ...fresh.env, PORT: '0', DEMO_SEED: 'true', DEMO_SIMULATE: options.simulate ? 'true' : 'false', TELTONIKA_PORT: String(trackerPort), ...options.env },
@@ -105,12 +105,42 @@ export async function curl(base: string, key: string, path: string, init: { meth
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
-/** A user of the demo account with `role` and a password, made through the API with the demo key. */
+type Call = (path: string, init?: { method?: string; body?: unknown }) => Promise<{ status: number; body: any }>;
+
+/**
+ * Requests to the API as a signed-in browser makes them (the session cookie, the CSRF token on writes,
+ * this origin): for what the demo key may not do, as `users:write` and `keys:write` are named-only.
+ */
+export async function sessionOf(base: string, email: string, password: string): Promise<Call> {
+  const signedIn = await fetch(`${base}/api/v1/auth/sign-in`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify({ email, password }),
+  });
+  if (!signedIn.ok) throw new Error(`sign-in: ${signedIn.status} ${await signedIn.text()}`);
+  const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const current = await (await fetch(`${base}/api/v1/auth/session`, { headers: { Cookie: cookie } })).json() as { data: { csrfToken: string } };
+  const csrf: string = current.data.csrfToken;
+  return async (path, init = {}) => {
+    const method = init.method ?? 'GET';
+    const response = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: {
+        Cookie: cookie, Origin: base, Accept: 'application/json',
+        ...(method === 'GET' ? {} : { 'X-CSRF-Token': csrf }),
+        ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  };
+}
+
+/** A user of the demo account with `role` and a password, invited through the API by the demo owner's session. */
 export async function addUser(demo: DemoServer, role: 'owner' | 'admin' | 'dispatcher' | 'viewer', password = `${role} password 12345`): Promise<{ id: number; email: string; password: string }> {
+  const owner = await sessionOf(demo.base, demo.email, demo.password);
   const email = `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.test`;
-  const created = await curl(demo.base, demo.key, '/users', { method: 'POST', body: { email, name: `A ${role}`, role } });
+  const created = await owner('/users', { method: 'POST', body: { email, name: `A ${role}`, role, timezone: 'America/Mexico_City' } });
   if (created.status !== 201) throw new Error(`POST /users: ${created.status} ${JSON.stringify(created.body)}`);
-  const link = await curl(demo.base, demo.key, `/users/${created.body.data.id}/sign-in-link`, { method: 'POST', body: {} });
+  const link = await owner(`/users/${created.body.data.id}/sign-in-link`, { method: 'POST', body: {} });
   if (link.status !== 201) throw new Error(`POST /users/{id}/sign-in-link: ${link.status} ${JSON.stringify(link.body)}`);
   await setPasswordByLink(demo, link.body.data.url, password);
   return { id: created.body.data.id, email, password };

@@ -108,8 +108,13 @@ async function route() {
   try {
     const module = await found.page.load();
     if (drawn !== drawing || !ctx) return;
-    main.replaceChildren(h('h1', {}, found.page.title));
-    leave = await module.render(main, { ...ctx, rest: found.rest, query: new URLSearchParams(search) });
+    // Each drawing gets a container of its own: a page still finishing an earlier drawing (an answer
+    // arriving after the reader moved on) writes into a container no longer on the page.
+    const view = h('div', { class: 'view' });
+    main.replaceChildren(h('h1', {}, found.page.title), view);
+    const stop = await module.render(view, { ...ctx, rest: found.rest, query: new URLSearchParams(search) });
+    if (drawn === drawing) leave = stop;
+    else stop?.();
   } catch (error) {
     if (drawn !== drawing) return;
     main.append(h('p', { class: 'error', role: 'alert' }, error?.message ?? String(error)));

@@ -1,6 +1,6 @@
 // The console's pages: where each lives (the URL's hash), its menu section, the permissions it needs
 // to be shown at all, and its module. A page module exports `render(main, ctx)`, which draws the page
-// into `main` and may return a function that stops what it started (timers, streams, maps) when the
+// into `main` (a container below the page's heading) and may return a function that stops what it started (timers, streams, maps) when the
 // reader leaves. ctx: { api, session, can(permission), navigate(path), query (URLSearchParams) }.
 
 export const PAGES = [

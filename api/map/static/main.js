@@ -54,6 +54,8 @@ function login(message) {
 }
 
 document.getElementById('logout').addEventListener('click', () => logOut());
+// Inside the console (a frame of this origin), the console's own Sign out ends the session.
+if (window.top !== window) document.body.classList.add('framed');
 
 const key = storedKey();
 if (key) open(key);
