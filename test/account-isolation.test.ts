@@ -4,6 +4,7 @@ import { hashPassword } from '../api/auth/password-hash.ts';
 import { appendEvents } from '../db/event-log.ts';
 import { storeMedia } from '../db/media.ts';
 import { setPasswordHash } from '../db/user-passwords.ts';
+import { fanOutEvents } from '../db/webhook-deliveries.ts';
 import { WRITE_CASES, type IsolationScope as Scope, type Request, type WriteAttempt } from './support/isolation-write-cases.ts';
 import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
 import { scopeSnapshot } from './support/scope-snapshot.ts';
@@ -331,9 +332,11 @@ describe('every write operation, with each key at each other scope\'s objects', 
 
 describe('two users of one account with different vehicle groups', () => {
   // In account A, live: Ana's group holds one van, Ben's another; Ana is also granted a third van
-  // directly. Each must see their own group's van (and Ana her direct grant) over every GET operation,
-  // nothing of the other's, and 404 for the other's van by id.
-  interface Member { name: string; key: string; van: string; vanName: string; markers: string[] }
+  // directly. Each van has a fix, a position in the history, a trip and an event; Ana and Ben each have
+  // a webhook. Each must see their own group's van (and Ana her direct grant) over every GET operation
+  // (status, vehicles, history, events, reports, their webhook's deliveries), nothing of the other's,
+  // and 404 for the other's van and webhook by id.
+  interface Member { name: string; key: string; van: string; vanName: string; markers: string[]; webhook: string; delivery: string; events: string[] }
   const members: Member[] = [];
   let direct = '';
 
@@ -345,21 +348,42 @@ describe('two users of one account with different vehicle groups', () => {
       const vanName = `Group van ${name}-${a.accountId}`;
       await ok(await admin('/vehicles', 'POST', { imei, name: vanName, plates: `GV-${name}-${a.accountId}` }), `${name} van`);
       const device = await t.database.db.selectFrom('devices').select('id').where('imei', '=', imei).executeTakeFirstOrThrow();
+      let member: Member | undefined;
+      if (name !== 'Direct') {
+        const user = await t.fixtures.user(a.accountId);
+        const key = (await t.fixtures.key(user.id, { mode: 'live', permissions: ['*', 'commands:write'] })).key;
+        await ok(await admin('/groups', 'POST', { name: `Group of ${name}`, vehicle_ids: [imei], user_ids: [user.id] }), `${name} group`);
+        // Registered before the van's event, so the event is the webhook's to deliver.
+        const webhook = await ok(await t.json('/api/v1/webhooks', { key, method: 'POST', body: { url: `http://127.0.0.1:9/group/${name}`, events: ['*'] } }), `${name} webhook`);
+        member = { name, key, van: imei, vanName, markers: [imei, vanName, `GV-${name}-${a.accountId}`], webhook: String(webhook.data.id), delivery: '', events: [] };
+        members.push(member);
+      } else {
+        direct = imei;
+      }
       const fixTime = new Date(Date.now() - 5 * 60_000);
       const [lat, lng] = [Number(`20.${n}1${n}1${n}`), Number(`-100.${n}2${n}2${n}`)];
       await t.fixtures.fix(device.id, { fixTime, valid: true, latitude: lat, longitude: lng, speedKmh: 0, ignition: true });
+      await t.database.db.insertInto('positions').values({
+        device_id: device.id, fix_time: fixTime, valid: true, latitude: lat, longitude: lng, altitude: null, speed_kmh: 0, heading: null, satellites: null, ignition: true, attributes: '{}',
+      }).execute();
+      const ago = (m: number) => new Date(Date.now() - m * 60_000);
+      await t.database.db.insertInto('trips').values({
+        device_id: device.id, start_time: ago(90), end_time: ago(30), last_fix_time: ago(30), start_lat: lat, start_lng: lng, end_lat: lat, end_lng: lng,
+        start_geofence: null, end_geofence: null, distance_m: 2000, driving_s: 900, idle_s: 0, overspeed_s: 0, max_speed_kmh: 50, harsh_events: 0, driver_id: null,
+      }).execute();
       await appendEvents(t.database.db, [{
         type: 'vehicle.ignition.on', occurredAt: fixTime, deviceId: device.id,
         position: { lat, lng, speedKmh: 0, heading: null, fixTime }, dedupeKey: `isolation:group:${name}:${a.accountId}`,
       }]);
-      if (name === 'Direct') {
-        direct = imei;
-        continue;
-      }
-      const user = await t.fixtures.user(a.accountId);
-      const key = (await t.fixtures.key(user.id, { mode: 'live', permissions: ['*', 'commands:write'] })).key;
-      await ok(await admin('/groups', 'POST', { name: `Group of ${name}`, vehicle_ids: [imei], user_ids: [user.id] }), `${name} group`);
-      members.push({ name, key, van: imei, vanName, markers: [imei, vanName, `GV-${name}-${a.accountId}`, String(lat), String(lng)] });
+      member?.markers.push(String(lat), String(lng));
+    }
+    // What the webhook worker does first: each event becomes a delivery to every webhook whose user sees its vehicle.
+    await fanOutEvents(t.database.db, 100_000, 60_000);
+    for (const member of members) {
+      const device = await t.database.db.selectFrom('devices').select('id').where('imei', '=', member.van).executeTakeFirstOrThrow();
+      member.events = (await t.database.db.selectFrom('events').select('id').where('device_id', '=', device.id).execute()).map((e) => String(e.id));
+      const deliveries = await ok(await t.json(`/api/v1/webhooks/${member.webhook}/deliveries`, { key: member.key }), `${member.name} deliveries`);
+      member.delivery = String(deliveries.data[0]?.id ?? '');
     }
   }, 60_000);
 
@@ -368,23 +392,38 @@ describe('two users of one account with different vehicle groups', () => {
     const leaks: string[] = [];
     for (const member of members) {
       const other = members.find((m) => m !== member)!;
-      const ids = { ...a.ids, vehicle: member.van };
+      const ids = { ...a.ids, vehicle: member.van, webhook: member.webhook, delivery: member.delivery };
       for (const op of gets()) {
         const path = pathFor(op.path, ids);
         const res = await t.call(`/api/v1${path}`, { key: member.key, headers: op.path === '/events/stream' ? { 'Last-Event-ID': '0' } : {} });
         const text = await answerText(res);
         for (const marker of other.markers) if (text.includes(marker)) leaks.push(`${member.name} GET ${path} shows ${marker}`);
       }
-      for (const path of ['/devices/status', '/vehicles?limit=500', '/events?limit=200', `/vehicles/${member.van}`, `/devices/${member.van}/status`]) {
+      const range = `from=${yesterday}&to=${tomorrow}`;
+      const mustShow = [
+        '/devices/status', '/vehicles?limit=500', '/events?limit=200', `/vehicles/${member.van}`, `/devices/${member.van}/status`,
+        `/vehicles/${member.van}/positions?${range}`, `/reports/trips?${range}`,
+      ];
+      for (const path of mustShow) {
         const text = await (await t.call(`/api/v1${path}`, { key: member.key })).text();
-        if (!text.includes(member.van)) leaks.push(`${member.name} GET ${path} does not show its group's vehicle`);
+        if (!text.includes(member.van) && !member.markers.slice(3).some((m) => text.includes(m))) leaks.push(`${member.name} GET ${path} does not show its group's vehicle`);
       }
+      // Its webhook is sent its own van's events, and none of the other's.
+      const delivered = ((await t.json(`/api/v1/webhooks/${member.webhook}/deliveries?limit=100`, { key: member.key })).body.data as any[]).map((d) => d.eventId);
+      if (!member.events.every((e) => delivered.includes(e))) leaks.push(`${member.name}'s webhook was not sent its van's events ${member.events} (sent ${delivered})`);
+      for (const e of other.events) if (delivered.includes(e)) leaks.push(`${member.name}'s webhook was sent ${other.name}'s event ${e}`);
       for (const op of gets().filter((o) => o.path.includes('{id}') || o.path.includes('{deviceId}'))) {
-        if (!['/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/devices/{deviceId}/status'].includes(op.path)) continue;
-        const res = await t.call(`/api/v1${pathFor(op.path, { ...a.ids, vehicle: other.van })}`, { key: member.key });
-        if (res.status !== 404) leaks.push(`${member.name} GET ${op.path} of ${other.name}'s van: ${res.status}`);
+        const otherPath = ({
+          '/vehicles/{id}': `/vehicles/${other.van}`, '/vehicles/{id}/positions': `/vehicles/${other.van}/positions?${range}`, '/vehicles/{id}/accumulators': `/vehicles/${other.van}/accumulators`,
+          '/devices/{deviceId}/status': `/devices/${other.van}/status`, '/webhooks/{id}': `/webhooks/${other.webhook}`, '/webhooks/{id}/deliveries': `/webhooks/${other.webhook}/deliveries`,
+          '/webhooks/{id}/deliveries/{deliveryId}': `/webhooks/${other.webhook}/deliveries/${other.delivery}`,
+        } as Record<string, string>)[op.path];
+        if (!otherPath) continue;
+        const res = await t.call(`/api/v1${otherPath}`, { key: member.key });
+        if (res.status !== 404) leaks.push(`${member.name} GET ${otherPath} (${other.name}'s): ${res.status}`);
       }
     }
+    expect(members.map((m) => [m.name, m.events.length > 0, m.delivery !== ''])).toEqual([['Ana', true, true], ['Ben', true, true]]);
     expect(leaks).toEqual([]);
   }, 120_000);
 
