@@ -1,0 +1,61 @@
+// The audit log: who changed access, webhooks, groups, users and commands, what, when and from
+// where; newest first, a page at a time ("Load more" follows next_cursor).
+import { problemText } from './console-api.js';
+import { errorLine, h, when } from './dom.js';
+
+const PAGE = 50;
+
+/** The entry's details in one line: `prefix: fc_live_AbC · permissions: vehicles:read, events:read`. */
+function detailText(details) {
+  return Object.entries(details ?? {})
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .join(' · ');
+}
+
+export async function render(main, { api, can }) {
+  const users = can('users:read') ? await api.get('/users').then((a) => a.data).catch(() => []) : [];
+  const userLabel = (id) => users.find((u) => u.id === id)?.email ?? (id === null ? null : `user ${id}`);
+  const who = (actor) => {
+    const by = actor.kind === 'api_key' ? `key ${actor.keyPrefix ?? actor.keyId}`
+      : actor.kind === 'oauth_client' ? `OAuth client ${actor.clientId}`
+        : actor.kind === 'session' ? 'console (signed in)'
+          : 'operator (fleet command)';
+    const user = userLabel(actor.userId);
+    return user ? [h('span', {}, user), h('small', { class: 'hint' }, by)] : by;
+  };
+
+  const body = h('tbody');
+  const error = errorLine();
+  const more = h('button', { type: 'button', hidden: true }, 'Load more');
+  main.append(
+    h('p', { class: 'intro' }, 'Every change of keys, OAuth clients, webhooks, vehicle groups, users, commands and maintenance, recorded with the change itself.'),
+    h('div', { class: 'table-wrap' }, h('table', {},
+      h('caption', { class: 'visually-hidden' }, 'Audit log, newest first'),
+      h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Target', 'Details', 'From'].map((c) => h('th', { scope: 'col' }, c)))),
+      body)),
+    error.node,
+    h('div', { class: 'actions' }, more));
+
+  let cursor = null;
+  async function load() {
+    error.clear();
+    more.disabled = true;
+    try {
+      const page = await api.get(`/audit?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      for (const entry of page.data) {
+        const cells = [when(entry.occurredAt), who(entry.actor), h('code', {}, entry.action), `${entry.target.type} ${entry.target.id}`, detailText(entry.details), entry.address ?? '—'];
+        const labels = ['When', 'Who', 'What', 'Target', 'Details', 'From'];
+        body.append(h('tr', { 'data-id': entry.id }, cells.map((cell, i) => h('td', { 'data-label': labels[i] }, cell))));
+      }
+      if (body.children.length === 0) body.append(h('tr', {}, h('td', { colspan: '6', class: 'empty' }, 'Nothing recorded yet.')));
+      cursor = page.next_cursor ?? null;
+      more.hidden = !cursor;
+    } catch (failure) {
+      error.show(problemText(failure));
+    } finally {
+      more.disabled = false;
+    }
+  }
+  more.addEventListener('click', () => void load());
+  await load();
+}
