@@ -63,6 +63,7 @@ describe('the console\'s Settings pages', () => {
     const watched = await asOwner();
     const { page } = watched;
     await openPage(page, 'API keys');
+    await page.locator('summary', { hasText: 'Create an API key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Dispatch board');
     await page.getByLabel('vehicles:read', { exact: true }).check();
     await page.getByLabel('events:read', { exact: true }).check();
@@ -73,6 +74,8 @@ describe('the console\'s Settings pages', () => {
     const row = page.locator('tbody tr', { hasText: 'Dispatch board' });
     expect(await row.locator('td[data-label="Permissions"]').textContent()).toBe('vehicles:readevents:read');
     expect(await row.locator('td[data-label="Mode"]').textContent()).toBe('live');
+    // Made by a session, it outlives the sign-in: no expiry given, none set.
+    expect(await row.locator('td[data-label="Expires"]').textContent()).toBe('never');
 
     expect((await curl(demo.base, key, '/vehicles')).status).toBe(200);
     const outside = await curl(demo.base, key, '/geofences');
@@ -115,6 +118,7 @@ describe('the console\'s Settings pages', () => {
 
     // A viewer mints read-only keys (keys:write is every role's, over their own keys); more is refused in the API's words.
     await page.goto(`${demo.base}/console#/keys`);
+    await page.locator('summary', { hasText: 'Create an API key' }).click();
     await page.getByLabel('vehicles:write', { exact: true }).waitFor();
     expect(await page.locator('.check', { hasText: 'vehicles:write' }).locator('.badge.bad').textContent()).toBe('not in your role');
     await page.getByLabel('vehicles:write', { exact: true }).check();
@@ -147,6 +151,7 @@ describe('the console\'s Settings pages', () => {
     const watched = await asOwner();
     const { page } = watched;
     await openPage(page, 'OAuth clients');
+    await page.locator('summary', { hasText: 'Create an OAuth client' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Insurer');
     await page.getByLabel('vehicles:read', { exact: true }).check();
     await page.getByRole('button', { name: 'Create OAuth client' }).click();
@@ -178,6 +183,7 @@ describe('the console\'s Settings pages', () => {
     const watched = await asOwner();
     const { page } = watched;
     await openPage(page, 'Webhooks');
+    await page.locator('summary', { hasText: 'Register a webhook' }).click();
     await page.getByLabel('URL').fill(receiverUrl);
     await page.getByLabel('Description').fill('Dispatch receiver');
     await page.getByLabel('vehicle.panic', { exact: true }).check();
@@ -244,6 +250,7 @@ describe('the console\'s Settings pages', () => {
   it('invites a dispatcher, whose one-time link sets a password that signs in to the dispatcher\'s menu; the last owner is not removed', async () => {
     const owner = await asOwner();
     await openPage(owner.page, 'Users');
+    await owner.page.locator('summary', { hasText: 'Invite a user' }).click();
     const email = `dispatcher-${Date.now()}@example.test`;
     const form = owner.page.locator('form[aria-label="Invite a user"]');
     await form.getByLabel('Email').fill(email);

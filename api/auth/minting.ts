@@ -22,7 +22,9 @@ export function mintedPermissions(principal: Principal, requested: readonly stri
 }
 
 export function mintedExpiry(principal: Principal, requested: string | undefined): Date | null {
-  const own = principal.expiresAt;
+  // A signed-in session is no parent of what it mints (see mintingCredential), so its end bounds nothing:
+  // a key made in the console outlives the sign-in, as one the operator makes with `fleet` does.
+  const own = principal.credential.kind === 'session' ? null : principal.expiresAt;
   if (requested === undefined) return own;
   const at = new Date(requested);
   if (Number.isNaN(at.getTime())) throw new DomainError('invalid', 'expiresAt must be an ISO 8601 date-time');

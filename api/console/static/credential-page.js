@@ -2,6 +2,7 @@
 // form to make one (its secret shown once), and revoking with a confirmation. `spec` names the
 // resource and how its records read.
 import { problemText } from './console-api.js';
+import { disclosure } from './disclosure.js';
 import { confirmDialog, errorLine, field, h, notify, secretBox, table, when } from './dom.js';
 import { permissionList, permissionPicker } from './permission-picker.js';
 
@@ -15,9 +16,8 @@ export function credentialPage(spec) {
     const secretSlot = h('div');
     const listError = errorLine();
     const list = h('div');
-    main.append(h('p', { class: 'intro' }, spec.intro), secretSlot);
-    if (writer) main.append(createForm());
-    main.append(h('h2', {}, `Your ${spec.noun}s`), listError.node, list);
+    const create = writer ? disclosure(`Create an ${spec.noun}`, createForm()) : null;
+    main.append(h('p', { class: 'intro' }, spec.intro), secretSlot, create?.node ?? null, h('h2', {}, `Your ${spec.noun}s`), listError.node, list);
 
     function createForm() {
       const name = h('input', { type: 'text', maxlength: '100', autocomplete: 'off', placeholder: 'What it is for' });
@@ -45,12 +45,12 @@ export function credentialPage(spec) {
           name.value = '';
           expires.value = '';
           picker.reset();
+          create.close();
           await draw();
         } catch (failure) {
           error.show(problemText(failure));
         }
       } },
-      h('h2', {}, `Create an ${spec.noun}`),
       field('Name', name),
       picker.node,
       spec.withMode ? field('Mode', mode, 'A signed-in session acts in live mode: it makes live keys, which reach live vehicles. Test keys, which reach only test vehicles, are made on the server with: fleet key create --mode test.') : null,

@@ -8,7 +8,7 @@ const PAGE = 50;
 /** The entry's details in one line: `prefix: fc_live_AbC · permissions: vehicles:read, events:read`. */
 function detailText(details) {
   return Object.entries(details ?? {})
-    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(', ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .map(([key, value]) => `${key}: ${Array.isArray(value) ? (value.length ? value.join(', ') : 'none') : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
     .join(' · ');
 }
 
@@ -23,6 +23,8 @@ export async function render(main, { api, can }) {
     const user = userLabel(actor.userId);
     return user ? [h('span', {}, user), h('small', { class: 'hint' }, by)] : by;
   };
+
+  const target = (t) => (t.type === 'user' && users.some((u) => String(u.id) === t.id) ? `user ${users.find((u) => String(u.id) === t.id).email}` : `${t.type} ${t.id}`);
 
   const body = h('tbody');
   const error = errorLine();
@@ -43,7 +45,7 @@ export async function render(main, { api, can }) {
     try {
       const page = await api.get(`/audit?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       for (const entry of page.data) {
-        const cells = [when(entry.occurredAt), who(entry.actor), h('code', {}, entry.action), `${entry.target.type} ${entry.target.id}`, detailText(entry.details), entry.address ?? '—'];
+        const cells = [when(entry.occurredAt), who(entry.actor), h('code', {}, entry.action), target(entry.target), detailText(entry.details), entry.address ?? '—'];
         const labels = ['When', 'Who', 'What', 'Target', 'Details', 'From'];
         body.append(h('tr', { 'data-id': entry.id }, cells.map((cell, i) => h('td', { 'data-label': labels[i] }, cell))));
       }

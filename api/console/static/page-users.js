@@ -2,6 +2,7 @@
 // link to set their password, shown once), a new link for one who lost theirs, changing a role, and
 // removing a user. The API applies the role rules and says why it refuses.
 import { problemText } from './console-api.js';
+import { disclosure } from './disclosure.js';
 import { confirmDialog, errorLine, field, h, notify, secretBox, table, when } from './dom.js';
 
 const ROLES = ['owner', 'admin', 'dispatcher', 'viewer'];
@@ -15,7 +16,8 @@ export async function render(main, { api, can, session }) {
   const listError = errorLine();
   const list = h('div');
   main.append(h('p', { class: 'intro' }, `Each user has one role, which bounds everything they and their keys may do. ${ROLE_HINT}`), linkSlot);
-  if (writer) main.append(inviteForm());
+  const invite = writer ? disclosure('Invite a user', inviteForm()) : null;
+  if (invite) main.append(invite.node);
   main.append(h('h2', {}, 'Users of the account'), listError.node, list);
 
   function showLink(user, link) {
@@ -44,6 +46,7 @@ export async function render(main, { api, can, session }) {
       }
       email.value = '';
       name.value = '';
+      invite.close();
       try {
         showLink(user, (await api.post(`/users/${user.id}/sign-in-link`)).data);
       } catch (failure) {
@@ -51,7 +54,6 @@ export async function render(main, { api, can, session }) {
       }
       await draw();
     } },
-    h('h2', {}, 'Invite a user'),
     field('Email', email),
     field('Name', name),
     field('Role', role, 'No higher than your own; only an owner makes an owner.'),

@@ -3,6 +3,7 @@
 // (`#/webhooks/<id>` opens it).
 import { EVENT_TYPES, OPT_IN_EVENT_TYPES } from './catalogs.js';
 import { problemText } from './console-api.js';
+import { disclosure } from './disclosure.js';
 import { confirmDialog, errorLine, field, h, notify, secretBox, table, when } from './dom.js';
 
 let pickers = 0;
@@ -49,7 +50,7 @@ function webhookForm({ title, webhook, submitLabel, save, cancel }) {
     if (body.events.length === 0) { error.show('Choose at least one event type.'); return; }
     try { await save(body); } catch (failure) { error.show(problemText(failure)); }
   } },
-  h('h2', {}, title),
+  cancel ? h('h2', {}, title) : null,
   field('URL', url, 'Where the events are POSTed, signed (Standard Webhooks). HTTPS unless the server allows otherwise.'),
   field('Description', description),
   events.node,
@@ -68,20 +69,22 @@ export async function render(main, { api, can, rest, navigate }) {
   const list = h('div');
   const deliveries = h('section', { 'aria-label': 'Delivery log' });
   main.append(h('p', { class: 'intro' }, 'Webhooks POST each event to your URL as it happens, signed with the webhook\'s secret, and retry for a day while it fails.'), secretSlot);
-  const createSlot = h('div');
-  const newForm = () => createSlot.replaceChildren(webhookForm({
+  const createHolder = h('div');
+  const create = disclosure('Register a webhook', createHolder);
+  const newForm = () => createHolder.replaceChildren(webhookForm({
     title: 'Register a webhook', submitLabel: 'Register webhook',
     save: async (body) => {
       const { data } = await api.post('/webhooks', body);
       secretSlot.replaceChildren(secretBox(`The signing secret of the webhook to ${data.url}.`, data.secret));
       secretSlot.querySelector('input')?.focus();
       newForm();
+      create.close();
       await draw();
     },
   }));
   if (writer) {
     newForm();
-    main.append(createSlot);
+    main.append(create.node);
   }
   main.append(h('h2', {}, 'Your webhooks'), listError.node, editSlot, list, deliveries);
 
