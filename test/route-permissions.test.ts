@@ -26,6 +26,7 @@ const PUBLIC: Record<string, string> = {
   'GET /map/set-password': 'the page of a one-time link to set a password; the token is in its fragment',
   'POST /api/v1/auth/sign-in': 'signing in: checks the email and password itself, slowed per email and address',
   'POST /api/v1/auth/set-password': 'checks the one-time token itself',
+  'POST /api/v1/auth/setup': 'the first account\'s setup: checks the one-time token the server printed, and works only while no account exists',
   'GET /api/v1/openapi.json': 'the OpenAPI document',
   'POST /oauth/token': 'OAuth 2.0: authenticates the client itself (RFC 6749 §2.3)',
   'POST /oauth/revoke': 'OAuth 2.0: authenticates the client itself (RFC 7009)',

@@ -41,6 +41,26 @@ export function consolePage(tiles?: MapTiles): string {
       <p id="sign-in-error" class="error" role="alert" hidden></p>
     </form>
   </section>
+  <section id="setup" class="sign-in" hidden>
+    <form id="setup-form" class="sign-in-box" method="post">
+      <h1>Welcome to fleetcore</h1>
+      <p>Create your account and its owner: you. You can invite the rest of your team once signed in.</p>
+      <label for="setup-account">Account name</label>
+      <input id="setup-account" name="accountName" autocomplete="organization" required maxlength="200">
+      <label for="setup-name">Your name</label>
+      <input id="setup-name" name="name" autocomplete="name" maxlength="200">
+      <label for="setup-email">Email</label>
+      <input id="setup-email" name="email" type="email" autocomplete="username" required>
+      <label for="setup-timezone">Time zone</label>
+      <input id="setup-timezone" name="timezone" required aria-describedby="setup-timezone-hint">
+      <small id="setup-timezone-hint" class="hint">An IANA time zone, such as America/Mexico_City: reports and travels use it.</small>
+      <label for="setup-password">Password</label>
+      <input id="setup-password" name="password" type="password" autocomplete="new-password" required minlength="10" aria-describedby="setup-password-hint">
+      <small id="setup-password-hint" class="hint">At least 10 characters.</small>
+      <button type="submit" class="primary">Create account</button>
+      <p id="setup-error" class="error" role="alert" hidden></p>
+    </form>
+  </section>
   <div id="shell" class="shell" hidden>
     <header class="bar">
       <button id="menu-toggle" class="menu-toggle" type="button" aria-controls="nav" aria-expanded="false">Menu</button>

@@ -22,6 +22,8 @@ import type { Config } from '../config.ts';
 import { connectRedis } from '../redis-connection.ts';
 import { startApiRole } from './api-role.ts';
 import { startDemo } from './demo-role.ts';
+import { openFirstRun } from './first-run.ts';
+import { FirstRunSetup } from '../../api/auth/first-run-setup.ts';
 import { startEngineRole } from './engine-role.ts';
 import { startIngestRole } from './ingest-role.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -36,7 +38,7 @@ export interface RunningServer {
   /** Tracker protocols and the ports they listen on. */
   trackers: Array<{ protocol: string; port: number }>;
   database: DatabaseHandle;
-  /** Lines for a new user when this start seeded the demo data. */
+  /** Lines for a new user: the demo's sign-in when this start seeded it, or the first account's setup link. */
   demo: string[] | undefined;
   /** The port of GET /metrics when METRICS_PORT gives it one of its own (in a cluster the primary holds it). */
   metricsPort: number | undefined;
@@ -117,6 +119,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue, commandBus, positionFeed }) : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
+    const firstRun = new FirstRunSetup();
     if (roles.has('api')) {
       const limiter = (limit: { max: number; windowMs: number }, prefix: string) =>
         redis ? createRedisRateLimiter(redis, limit.max, limit.windowMs, prefix) : createMemoryRateLimiter(limit.max, limit.windowMs);
@@ -137,7 +140,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
+        firstRun, database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
       });
       stack.push('api', api.stop);
     }
@@ -145,8 +148,9 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const trackers = ingest?.trackers ?? [];
     const demo = await startDemo(config, log, { database, apiUrl: url, teltonikaPort: trackers.find((t) => t.protocol === 'teltonika')?.port });
     stack.push('demo fleet', demo.stop);
+    const welcome = demo.instructions ?? (api ? await openFirstRun(database.db, firstRun, config.access.publicUrl ?? url) : undefined);
 
-    return { url, port: api?.port ?? 0, trackers, database, demo: demo.instructions, metricsPort: metrics?.port, close: () => stack.stopAll() };
+    return { url, port: api?.port ?? 0, trackers, database, demo: welcome, metricsPort: metrics?.port, close: () => stack.stopAll() };
   } catch (error) {
     await stack.stopAll();
     throw error;

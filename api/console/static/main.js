@@ -31,14 +31,10 @@ byId('sign-in-form').addEventListener('submit', async (submitted) => {
   submitted.preventDefault();
   const error = byId('sign-in-error');
   const password = byId('sign-in-password');
-  const response = await fetch('/api/v1/auth/sign-in', {
-    method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ email: byId('sign-in-email').value.trim(), password: password.value }),
-  }).catch(() => undefined);
-  const body = await response?.json().catch(() => null);
+  const problem = await signInWith(byId('sign-in-email').value.trim(), password.value);
   password.value = '';
-  if (!response?.ok) {
-    error.textContent = body?.error ?? 'The server cannot be reached';
+  if (problem) {
+    error.textContent = problem;
     error.hidden = false;
     return;
   }
@@ -122,9 +118,61 @@ async function route() {
   if (drawn === drawing) main.focus({ preventScroll: true });
 }
 
-window.addEventListener('hashchange', () => void route());
+window.addEventListener('hashchange', () => {
+  // The setup link pasted into a tab already showing the sign-in form changes only the hash.
+  if (!ctx && location.hash.startsWith('#setup=')) showSetup(location.hash.slice('#setup='.length));
+  else void route();
+});
 window.addEventListener('unhandledrejection', (event) => notify(event.reason?.message ?? String(event.reason)));
 
+/** Signs in with an email and password; the API's error, or undefined once signed in. */
+async function signInWith(email, password) {
+  const response = await fetch('/api/v1/auth/sign-in', {
+    method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ email, password }),
+  }).catch(() => undefined);
+  if (response?.ok) return undefined;
+  return (await response?.json().catch(() => null))?.error ?? 'The server cannot be reached';
+}
+
+/**
+ * The first account's setup, from the link `fleet serve` printed on a database with no account. The
+ * token leaves the address bar at once (it is a credential until used).
+ */
+function showSetup(token) {
+  history.replaceState(null, '', location.pathname);
+  byId('sign-in').hidden = true;
+  byId('setup').hidden = false;
+  byId('setup-timezone').value = Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+  byId('setup-account').focus();
+  byId('setup-form').onsubmit = async (submitted) => {
+    submitted.preventDefault();
+    const error = byId('setup-error');
+    error.hidden = true;
+    const email = byId('setup-email').value.trim();
+    const password = byId('setup-password').value;
+    const name = byId('setup-name').value.trim();
+    const response = await fetch('/api/v1/auth/setup', {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ token, accountName: byId('setup-account').value.trim(), email, ...(name ? { name } : {}), timezone: byId('setup-timezone').value.trim(), password }),
+    }).catch(() => undefined);
+    if (!response?.ok) {
+      error.textContent = (await response?.json().catch(() => null))?.error ?? 'The server cannot be reached';
+      error.hidden = false;
+      return;
+    }
+    byId('setup').hidden = true;
+    const problem = await signInWith(email, password);
+    const session = problem ? undefined : await currentSession();
+    if (session) {
+      location.hash = '#/keys';
+      enter(session);
+    } else showSignIn(problem ?? 'Account created: sign in.');
+  };
+}
+
+const setupToken = location.hash.startsWith('#setup=') ? location.hash.slice('#setup='.length) : undefined;
 const session = await currentSession();
 if (session) enter(session);
+else if (setupToken) showSetup(setupToken);
 else showSignIn();
