@@ -1006,6 +1006,15 @@ const OPERATIONS: Record<string, { permission?: Permission; security?: unknown[]
       { status: 409, what: 'the account\'s last owner', key: (s) => s.users.loneOwnerKey, request: (s) => ({ path: `/users/${s.users.loneOwner}`, method: 'DELETE' }), shows: errorMatching(/last owner/) },
     ],
   },
+  'POST /users/{id}/sign-in-link': {
+    permission: 'users:write',
+    cases: [
+      { status: 201, what: 'a user of the account', request: (s) => ({ path: `/users/${s.users.member}/sign-in-link`, method: 'POST' }), shows: (body) => expect(body.data.url).toMatch(/#token=fsi_/) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/abc/sign-in-link', method: 'POST' }) },
+      { status: 403, what: 'a test-mode key with users:write', key: (s) => s.users.testKey, request: (s) => ({ path: `/users/${s.users.member}/sign-in-link`, method: 'POST' }), shows: errorMatching(/test-mode key or token/) },
+      { status: 404, what: 'another account\'s user', request: (s) => ({ path: `/users/${s.users.loneOwner}/sign-in-link`, method: 'POST' }) },
+    ],
+  },
   'POST /auth/sign-in': {
     security: [],
     cases: [

@@ -184,6 +184,7 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   }]),
   'PATCH /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('PATCH', '/users/{id}', { id: v.ids.user }, { name: 'Taken over', role: 'viewer' }))]),
   'DELETE /users/{id}': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('DELETE', '/users/{id}', { id: v.ids.user }))]),
+  'POST /users/{id}/sign-in-link': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('POST', '/users/{id}/sign-in-link', { id: v.ids.user }))]),
   // Names nothing but the caller's own user.
   'PATCH /users/me': () => [],
 
