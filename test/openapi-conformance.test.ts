@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../api/app.ts';
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, issueApiKey } from '../api/auth/api-key-token.ts';
+import { FirstRunSetup } from '../api/auth/first-run-setup.ts';
 import { hashPassword } from '../api/auth/password-hash.ts';
 import { insertSignInToken, setPasswordHash } from '../db/user-passwords.ts';
 import type { Permission } from '../domain/access/permissions.ts';
@@ -15,7 +16,9 @@ import { buildConformanceScene, travelBody, type ConformanceScene } from './supp
 import { nullableIntersections } from './support/openapi-nullable-intersections.ts';
 import { documentedOperations, type OpenApiDocument } from './support/openapi-operations.ts';
 import { openApiResponseValidator } from './support/openapi-response-validator.ts';
+import { serveOverHttp } from './support/http-server.ts';
 import { startTestApp, TEST_CONFIG, type TestApp } from './support/test-app.ts';
+import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 /**
  * Every answer of every documented operation, success and error, checked against the schema the served
@@ -42,8 +45,11 @@ interface Case {
    * unless the request names one or the case says `without-csrf`.
    */
   session?: true | 'without-csrf';
-  /** Another app on the same database: one whose rate limit the key has used up, or one whose database is down. */
-  via?: 'rate-limited' | 'database-down';
+  /**
+   * Another app on the same database: one whose rate limit the key has used up, or one whose database is down;
+   * or `first-run`: a server on a database with no account, its setup open (see firstRun).
+   */
+  via?: 'rate-limited' | 'database-down' | 'first-run';
   /** What the answer must show for the case to prove what it claims. */
   shows?(body: any): void;
 }
@@ -62,6 +68,15 @@ const noneNull = (record: Record<string, unknown>) => expect(Object.entries(reco
  */
 const sessions = { password: 'conformance password 1', email: '', spare: '', setPasswordToken: '', lockedEmail: `locked-${process.pid}@example.test` };
 const NO_SESSION = '00000000-0000-4000-8000-000000000000';
+/**
+ * A server started on a database with no account, its first-run setup open with `token`, over a socket
+ * (wrong tokens are counted per client address, one a minute allowed). Its cases run in order: the setup
+ * creates the account, then a reopened setup finds one (409), then wrong tokens are refused and slowed.
+ */
+let firstRun: { setup: FirstRunSetup; database: TestDatabase; http: { url: string; close(): Promise<void> }; token: string } | undefined;
+const setupBody = (token: string) => ({ token, accountName: 'First Fleet', email: `first-${process.pid}@example.test`, timezone: 'Europe/Madrid', password: 'first owner password' });
+/** A setup opened again (a restart of a server with no account prints a new link). */
+const reopened = () => firstRun!.setup.issue();
 const notASession = errorMatching(/for a signed-in session/);
 
 /**
@@ -1015,6 +1030,21 @@ const OPERATIONS: Record<string, { permission?: Permission; security?: unknown[]
       { status: 404, what: 'another account\'s user', request: (s) => ({ path: `/users/${s.users.loneOwner}/sign-in-link`, method: 'POST' }) },
     ],
   },
+  'POST /auth/setup': {
+    security: [],
+    cases: [
+      {
+        status: 201, what: 'the link\'s token on a server with no account', via: 'first-run', key: () => undefined,
+        request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(firstRun!.token) }), shows: (body) => expect(body.data).toMatchObject({ accountId: expect.any(Number), userId: expect.any(Number) }),
+      },
+      { status: 400, what: 'no account name', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: { ...setupBody('fst_x'), accountName: '' } }) },
+      { status: 403, what: 'a page of another site', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody('fst_x'), headers: { Origin: 'https://elsewhere.example' } }), shows: errorMatching(/Cross-origin/) },
+      { status: 404, what: 'a server whose setup is not open', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody('fst_x') }), shows: errorMatching(/No setup is open/) },
+      { status: 409, what: 'a setup opened again once an account exists', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(reopened()) }) },
+      { status: 403, what: 'a wrong token', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${reopened()}x`) }), shows: errorMatching(/not the one the server printed/) },
+      { status: 429, what: 'a wrong token past the limit', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${reopened()}x`) }) },
+    ],
+  },
   'POST /auth/sign-in': {
     security: [],
     cases: [
@@ -1157,6 +1187,12 @@ beforeAll(async () => {
   responses = openApiResponseValidator(doc);
   scene = await buildConformanceScene(t);
   await buildSessionScene();
+  const setup = new FirstRunSetup();
+  const empty = await openTestDatabase();
+  const firstRunApp = createApp({
+    db: empty.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config: TEST_CONFIG, firstRun: setup, authFailureLimiter: createMemoryRateLimiter(1, 60_000),
+  });
+  firstRun = { setup, database: empty, http: await serveOverHttp(firstRunApp), token: setup.issue() };
 
   const config = TEST_CONFIG;
   // Both on the same database as the main app, so the scene's keys authenticate there too.
@@ -1186,6 +1222,8 @@ async function buildSessionScene(): Promise<void> {
 }
 
 afterAll(async () => {
+  await firstRun?.http.close();
+  await firstRun?.database.destroy();
   await rateLimited?.limiter.close();
   await databaseDown?.db.destroy();
   await t?.close();
@@ -1215,7 +1253,8 @@ async function send(id: string, c: Case) {
   } else if (c.via === 'database-down') {
     app = databaseDown.app;
   }
-  const res = await app.request(`/api/v1${request.path}`, { method: request.method ?? 'GET', headers, body });
+  const init = { method: request.method ?? 'GET', headers, body };
+  const res = c.via === 'first-run' ? await fetch(`${firstRun!.http.url}/api/v1${request.path}`, init) : await app.request(`/api/v1${request.path}`, init);
   const contentType = res.headers.get('Content-Type');
   const text = /^text\/event-stream/.test(contentType ?? '') ? await streamOpening(res) : await res.text();
   return { status: res.status, contentType, text, body: text === '' ? undefined : /json/i.test(contentType ?? '') ? JSON.parse(text) : text };

@@ -209,6 +209,8 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   }]),
   // A one-time token is known only to whom it was given; it names nothing of a scope.
   'POST /auth/set-password': () => [],
+  // Open only at a server started with no account (not this one); it names nothing of a scope.
+  'POST /auth/setup': () => [],
   // Name nothing but the caller's own session and user.
   'POST /auth/sign-out': () => [],
   'POST /auth/sign-out-everywhere': () => [],
