@@ -83,9 +83,10 @@ export async function openConsole(browser: Browser, base: string, viewport = { w
 
 /** Signs in through the console's form and waits for the menu. */
 export async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const form = page.locator('#sign-in-form');
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('#shell').waitFor({ state: 'visible', timeout: 15_000 });
 }
 

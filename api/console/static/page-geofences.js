@@ -29,6 +29,8 @@ export async function render(main, { api, can }) {
   let geofences = [];
   /** What the panel edits: { geofence?, layer } (no geofence: one just drawn, not saved yet). */
   let editing;
+  /** Set once the reader moves the map themselves: the first list read must not move it back. */
+  let placed = false;
 
   // Where to look: a vehicle's current position, or a latitude and longitude.
   const goLat = h('input', { type: 'text', inputmode: 'decimal', size: '11' });
@@ -41,6 +43,7 @@ export async function render(main, { api, can }) {
       return;
     }
     pageError.clear();
+    placed = true;
     map.setView([lat, lng], CLOSE_ZOOM);
   } }, field('Latitude', goLat), field('Longitude', goLng), h('button', { type: 'submit' }, 'Centre map'));
   const tools = h('div', { class: 'map-tools' }, goTo);
@@ -54,6 +57,7 @@ export async function render(main, { api, can }) {
         vehicleLayer.clearLayers();
         L.circleMarker([data.latitude, data.longitude], { radius: 7, className: 'vehicle-dot-marker', pmIgnore: true, snapIgnore: true })
           .bindTooltip(`${data.name}: ${data.status}, ${data.speedKmh ?? 0} km/h`).addTo(vehicleLayer);
+        placed = true;
         map.setView([data.latitude, data.longitude], CLOSE_ZOOM);
         pageError.clear();
       } catch (error) {
@@ -72,6 +76,8 @@ export async function render(main, { api, can }) {
       drawRectangle: true, drawPolygon: true, drawCircle: true,
       editMode: false, dragMode: false, cutPolygon: false, removalMode: false, rotateMode: false,
     });
+    // No snapping: a corner goes where it is clicked, not onto a neighbouring geofence's edge.
+    map.pm.setGlobalOptions({ snappable: false });
     map.on('pm:create', ({ layer }) => {
       stopEditing();
       layer.setStyle?.(SELECTED);
@@ -102,10 +108,10 @@ export async function render(main, { api, can }) {
     const name = h('input', { type: 'text', required: true, maxlength: '200', value: geofence?.name ?? '' });
     const lat = h('input', { type: 'text', inputmode: 'decimal', required: true });
     const lng = h('input', { type: 'text', inputmode: 'decimal', required: true });
-    const radius = h('input', { type: 'number', min: '0.1', max: '100000', step: 'any', required: true });
+    const radius = h('input', { type: 'number', step: 'any', required: true });
     const vertices = h('textarea', { rows: '6', spellcheck: 'false', required: true });
-    const enterDwell = h('input', { type: 'number', min: '0', max: '86400', step: '1', value: String(geofence?.enterDwellSeconds ?? 0) });
-    const exitDwell = h('input', { type: 'number', min: '0', max: '86400', step: '1', value: String(geofence?.exitDwellSeconds ?? 0) });
+    const enterDwell = h('input', { type: 'number', step: '1', value: String(geofence?.enterDwellSeconds ?? 0) });
+    const exitDwell = h('input', { type: 'number', step: '1', value: String(geofence?.exitDwellSeconds ?? 0) });
     const failure = errorLine();
 
     const fromLayer = () => {
@@ -231,6 +237,6 @@ export async function render(main, { api, can }) {
   }
 
   await load();
-  if (geofences.length > 0 && !editing) map.fitBounds(shapes.getBounds(), { padding: [30, 30] });
+  if (geofences.length > 0 && !editing && !placed) map.fitBounds(shapes.getBounds(), { padding: [30, 30] });
   return () => map.remove();
 }
