@@ -262,6 +262,8 @@ describe('the console\'s Settings pages', () => {
     expect(url).toMatch(new RegExp(`^${demo.base.replace(/[.]/g, '\\.')}/map/set-password#token=fsi_`));
     const row = owner.page.locator('tbody tr', { hasText: email });
     expect(await row.locator('select').inputValue()).toBe('dispatcher');
+    expect(await row.locator('td[data-label="Name"]').textContent()).toBe('Dana Dispatcher');
+    expect(await owner.page.locator('tbody tr', { hasText: demo.email }).locator('td[data-label="Name"]').textContent()).toBe('Demo Dispatcher you');
 
     const invited = await openConsole(browser, demo.base);
     await invited.page.goto(url);

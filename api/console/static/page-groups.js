@@ -9,7 +9,7 @@ export async function render(main, { api, can, rest, navigate }) {
   const pageError = errorLine();
   const list = h('div');
   const detail = h('section', { 'aria-label': 'The group' });
-  main.append(h('p', { class: 'intro' }, 'A user sees the vehicles of the groups granted to them, besides those granted to them directly. Owners and admins see every vehicle.'));
+  main.append(h('p', { class: 'intro' }, 'A user sees the vehicles of the groups granted to them, besides those granted to them directly.'));
   if (writer) main.append(createForm());
   main.append(h('h2', {}, 'Groups'), pageError.node, list, detail);
 

@@ -108,7 +108,7 @@ export async function render(main, { api, can, session }) {
   async function draw() {
     const users = (await api.get('/users')).data;
     list.replaceChildren(table('Users of the account', [
-      { label: 'Name', cell: (u) => [u.name ?? '—', u.id === session.user.id ? [' ', h('span', { class: 'badge ok' }, 'you')] : null] },
+      { label: 'Name', cell: (u) => (u.id === session.user.id ? [u.name ?? '—', ' ', h('span', { class: 'badge ok' }, 'you')] : u.name ?? '—') },
       { label: 'Email', cell: (u) => u.email },
       { label: 'Role', cell: (u) => {
         if (!writer) return u.role;
