@@ -68,9 +68,13 @@ async function creationForm({ api, session, navigate }, created) {
     const geofence = h('select', { required: true }, geofences.map((g) => h('option', { value: g.name }, g.name)));
     const arrival = h('input', { type: 'datetime-local', required: true, value: localInput(timeZone, offsetMinutes) });
     const row = h('li', { class: 'waypoint-row' });
+    // A waypoint moves; the expected arrivals stay in place, so they keep rising down the list.
     const move = (step) => {
       const sibling = step < 0 ? row.previousElementSibling : row.nextElementSibling;
-      if (sibling) (step < 0 ? sibling.before(row) : sibling.after(row));
+      if (!sibling) return;
+      const other = fieldsOf.get(sibling).arrival;
+      [arrival.value, other.value] = [other.value, arrival.value];
+      if (step < 0) sibling.before(row); else sibling.after(row);
       renumber();
     };
     row.append(field('Geofence', geofence), field('Expected arrival', arrival), h('div', { class: 'actions' },
