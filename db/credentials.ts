@@ -49,11 +49,16 @@ export async function credentialRecord(db: Db, kind: CredentialKind, id: number)
   return records(db, kind).where('id', '=', id).executeTakeFirst();
 }
 
-/** The user's credentials of the kind and the scope's mode, by id, after `afterId`; `limit + 1` rows so the caller can tell whether more follow. */
-export async function credentialPage(db: Db, kind: CredentialKind, scope: AccessScope, afterId: number | undefined, limit: number): Promise<CredentialRecord[]> {
+/**
+ * The user's credentials of the kind and of `modes` (the scope's mode unless given), by id, after
+ * `afterId`; `limit + 1` rows so the caller can tell whether more follow.
+ */
+export async function credentialPage(
+  db: Db, kind: CredentialKind, scope: AccessScope, afterId: number | undefined, limit: number, modes: readonly DeviceMode[] = [scope.mode],
+): Promise<CredentialRecord[]> {
   return records(db, kind)
     .where('user_id', '=', scope.userId)
-    .where('mode', '=', scope.mode)
+    .where('mode', 'in', modes)
     .$if(afterId !== undefined, (q) => q.where('id', '>', afterId!))
     .orderBy('id')
     .limit(limit + 1)
@@ -71,13 +76,16 @@ export async function touchCredential(db: Db, kind: CredentialKind, id: number):
 }
 
 /**
- * Revokes a credential of the scope's user and mode with what goes with it (revokeMinted); undefined
- * when there is none such. One already revoked is returned as it is (`revokedNow: false`).
+ * Revokes a credential of the scope's user and of `modes` (the scope's mode unless given) with what
+ * goes with it (revokeMinted); undefined when there is none such. One already revoked is returned as
+ * it is (`revokedNow: false`).
  */
-export async function revokeOwnCredential(db: Db, kind: CredentialKind, scope: AccessScope, id: number): Promise<Revocation | undefined> {
+export async function revokeOwnCredential(
+  db: Db, kind: CredentialKind, scope: AccessScope, id: number, modes: readonly DeviceMode[] = [scope.mode],
+): Promise<Revocation | undefined> {
   return inTransaction(db, async (trx) => {
     // Locked, so a revocation running at the same time is seen here as already revoked.
-    const found = await records(trx, kind).where('id', '=', id).where('user_id', '=', scope.userId).where('mode', '=', scope.mode).forUpdate().executeTakeFirst();
+    const found = await records(trx, kind).where('id', '=', id).where('user_id', '=', scope.userId).where('mode', 'in', modes).forUpdate().executeTakeFirst();
     if (!found || found.revoked_at) return found && { record: found, revokedNow: false, minted: [] };
     return { ...(await revokeNow(trx, kind, id)), revokedNow: true };
   });

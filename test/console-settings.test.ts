@@ -100,6 +100,35 @@ describe('the console\'s Settings pages', () => {
     await page.context().close();
   });
 
+  it('makes a test-mode key in the console, which reaches test data only, and revokes it', async () => {
+    const watched = await asOwner();
+    const { page } = watched;
+    await openPage(page, 'API keys');
+    await page.locator('summary', { hasText: 'Create an API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Sandbox');
+    await page.getByLabel('* every permission except the named-only ones').check();
+    expect(await page.getByLabel('vehicles:read', { exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel('Mode').selectOption('test');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const key = await secretShown(page);
+    expect(key).toMatch(/^fc_test_/);
+    const row = page.locator('tbody tr', { hasText: 'Sandbox' });
+    expect(await row.locator('td[data-label="Mode"]').textContent()).toBe('test');
+    expect(await row.locator('td[data-label="Permissions"]').textContent()).toBe('*');
+    // It sees the demo's test vehicle, and none of the live fleet.
+    const vehicles = await curl(demo.base, key, '/vehicles');
+    expect(vehicles.status).toBe(200);
+    const live = ((await curl(demo.base, demo.key, '/vehicles')).body.data as { id: string }[]).map((v) => v.id);
+    expect((vehicles.body.data as { name: string }[]).map((v) => v.name)).toEqual(['Test Truck']);
+    expect((vehicles.body.data as { id: string }[]).filter((v) => live.includes(v.id))).toEqual([]);
+    await row.getByRole('button', { name: 'Revoke Sandbox' }).click();
+    await confirm(page, 'Revoke');
+    await expect.poll(() => row.locator('td[data-label="State"]').textContent()).toMatch(/^revoked/);
+    expect((await curl(demo.base, key, '/vehicles')).status).toBe(401);
+    clean(watched);
+    await page.context().close();
+  });
+
   it('shows the API\'s own words when a key would exceed the role, and a viewer\'s menu leaves out what the role does not grant', async () => {
     const viewer = await addUser(demo, 'viewer');
     const watched = await openConsole(browser, demo.base);

@@ -6,7 +6,7 @@ import { credentialRoutes } from './credential-routes.ts';
 const CreateBody = z
   .object({
     name: z.string().trim().min(1).max(100).optional().openapi({ example: 'TMS integration' }),
-    mode: z.enum(['live', 'test']).optional().openapi({ description: 'The caller\'s own mode (the default); a key never mints one of the other mode' }),
+    mode: z.enum(['live', 'test']).optional().openapi({ description: 'The caller\'s own mode (the default); a key never mints one of the other mode, a signed-in session mints either' }),
     permissions: z.array(z.string().max(50)).min(1).max(50).optional().openapi({
       description: 'Permission names (or *), each held by the calling key; default: the caller\'s own', example: ['vehicles:read', 'events:read'],
     }),

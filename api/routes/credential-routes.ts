@@ -6,7 +6,7 @@ import { credentialPage, revokeOwnCredential, type CredentialRecord } from '../.
 import { inTransaction } from '../../db/database.ts';
 import type { DeviceMode } from '../../db/schema.ts';
 import { DomainError } from '../../domain/domain-error.ts';
-import type { AppEnv } from '../app-env.ts';
+import type { AppEnv, Principal } from '../app-env.ts';
 import { auditActor } from '../audit-actor.ts';
 import { mintCredential } from '../auth/mint-credential.ts';
 import { mintedExpiry, mintedPermissions, mintingCredential } from '../auth/minting.ts';
@@ -43,6 +43,13 @@ export interface CredentialRoutesSpec {
 }
 
 const MAX_SERIAL_ID = 2_147_483_647;
+
+/**
+ * The modes whose credentials a caller lists, mints and revokes: a key's or a token's own, as it
+ * reaches only that mode's data; both for a signed-in session, which is the user at the keyboard (the
+ * console makes and revokes the user's test keys too; what a test key reaches is test data alone).
+ */
+const managedModes = (principal: Principal): DeviceMode[] => (principal.credential.kind === 'session' ? ['live', 'test'] : [principal.scope.mode]);
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
 /**
@@ -60,6 +67,7 @@ export function credentialRoutes({ db }: RouteDeps, spec: CredentialRoutesSpec) 
   const routes = {
     list: createRoute({
       method: 'get', path: `/${resource}`, tags: ['Access'], summary: `The user's ${noun}s of the caller's mode, oldest first (never their secrets)`,
+      description: `A signed-in session (the console) lists the user's ${noun}s of both modes.`,
       middleware: [requirePermission('keys:read')] as const,
       request: {
         query: z.object({
@@ -94,7 +102,8 @@ export function credentialRoutes({ db }: RouteDeps, spec: CredentialRoutesSpec) 
   app.openapi(routes.list, async (c) => {
     const query = c.req.valid('query');
     const afterId = query.cursor === undefined ? undefined : Number(decodeIdCursor(resource, query.cursor, BigInt(MAX_SERIAL_ID)));
-    const rows = await credentialPage(db, kind, c.get('principal').scope, afterId, query.limit);
+    const principal = c.get('principal');
+    const rows = await credentialPage(db, kind, principal.scope, afterId, query.limit, managedModes(principal));
     return c.json(idPage(resource, rows, query.limit, spec.view), 200);
   });
 
@@ -102,18 +111,21 @@ export function credentialRoutes({ db }: RouteDeps, spec: CredentialRoutesSpec) 
     const body = c.req.valid('json');
     const principal = c.get('principal');
     const { scope } = principal;
-    // A credential never mints one of the other mode (a key's body may name one; a client's may not).
-    if (body.mode !== undefined && body.mode !== scope.mode) throw new DomainError('invalid', `A ${scope.mode} credential can only create ${scope.mode} ${shortNoun}s`);
+    // A key or token never mints one of the other mode; a session mints either.
+    if (body.mode !== undefined && !managedModes(principal).includes(body.mode)) {
+      throw new DomainError('invalid', `A ${scope.mode} credential can only create ${scope.mode} ${shortNoun}s`);
+    }
     const grants = mintedPermissions(principal, body[grantsName], grantsName);
     const expiresAt = mintedExpiry(principal, body.expiresAt);
-    const request = { userId: scope.userId, mode: scope.mode, name: body.name ?? null, grants, expiresAt, parent: mintingCredential(principal) };
+    const request = { userId: scope.userId, mode: body.mode ?? scope.mode, name: body.name ?? null, grants, expiresAt, parent: mintingCredential(principal) };
     const { record, secret } = await mintCredential(db, kind, request, auditActor(c));
     return c.json(envelope({ ...spec.view(record), [spec.secretField]: secret }), 201);
   });
 
   app.openapi(routes.revoke, async (c) => {
     const result = await inTransaction(db, async (trx) => {
-      const revoked = await revokeOwnCredential(trx, kind, c.get('principal').scope, c.req.valid('param').id);
+      const principal = c.get('principal');
+      const revoked = await revokeOwnCredential(trx, kind, principal.scope, c.req.valid('param').id, managedModes(principal));
       if (revoked?.revokedNow) for (const entry of revocationAudit(kind, revoked)) await recordAudit(trx, auditActor(c), entry);
       return revoked;
     });

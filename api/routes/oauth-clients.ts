@@ -6,6 +6,7 @@ import { credentialRoutes } from './credential-routes.ts';
 const CreateBody = z
   .object({
     name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Insurance telematics partner' }),
+    mode: z.enum(['live', 'test']).optional().openapi({ description: 'The caller\'s own mode (the default); a key or token never registers a client of the other mode, a signed-in session registers either' }),
     scopes: z.array(z.string().max(50)).min(1).max(50).optional().openapi({
       description: 'Permission names (or *) its tokens may be given, each held by the caller; default: the caller\'s own', example: ['vehicles:read', 'reports:read'],
     }),

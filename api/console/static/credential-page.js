@@ -8,7 +8,7 @@ import { permissionList, permissionPicker } from './permission-picker.js';
 
 /**
  * spec: { path, noun, grantsField ('permissions' | 'scopes'), secretField, secretLabel, idColumn: { label, cell },
- * intro, withMode }
+ * intro }
  */
 export function credentialPage(spec) {
   return async function render(main, { api, can }) {
@@ -22,9 +22,7 @@ export function credentialPage(spec) {
     function createForm() {
       const name = h('input', { type: 'text', maxlength: '100', autocomplete: 'off', placeholder: 'What it is for' });
       const picker = permissionPicker(spec.grantsField === 'scopes' ? 'Scopes its tokens may hold' : 'Permissions', can);
-      const mode = h('select', {},
-        h('option', { value: 'live', selected: true }, 'live'),
-        h('option', { value: 'test', disabled: true }, 'test (made from the shell)'));
+      const mode = h('select', {}, h('option', { value: 'live', selected: true }, 'live'), h('option', { value: 'test' }, 'test'));
       const expires = h('input', { type: 'datetime-local' });
       const error = errorLine();
       return h('form', { class: 'form card', 'aria-label': `Create an ${spec.noun}`, onsubmit: async (event) => {
@@ -32,7 +30,7 @@ export function credentialPage(spec) {
         error.clear();
         const body = { [spec.grantsField]: picker.chosen() };
         if (name.value.trim()) body.name = name.value.trim();
-        if (spec.withMode) body.mode = mode.value;
+        body.mode = mode.value;
         if (expires.value) body.expiresAt = new Date(expires.value).toISOString();
         if (body[spec.grantsField].length === 0) {
           error.show(`Choose at least one ${spec.grantsField === 'scopes' ? 'scope' : 'permission'}.`);
@@ -53,7 +51,7 @@ export function credentialPage(spec) {
       } },
       field('Name', name),
       picker.node,
-      spec.withMode ? field('Mode', mode, 'A signed-in session acts in live mode: it makes live keys, which reach live vehicles. Test keys, which reach only test vehicles, are made on the server with: fleet key create --mode test.') : null,
+      field('Mode', mode, `A live ${spec.noun} reaches the live fleet; a test one reaches only test vehicles, geofences and webhooks, for trying an integration out.`),
       field('Expires', expires, 'Empty: it does not expire. In your browser\'s time zone.'),
       error.node,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, `Create ${spec.noun}`)));

@@ -6,7 +6,6 @@ export const render = credentialPage({
   noun: 'API key',
   grantsField: 'permissions',
   secretField: 'key',
-  withMode: true,
   idColumn: { label: 'Prefix', text: (k) => k.prefix },
   intro: 'Keys let scripts and integrations use the API as you: send one in the header Authorization: Bearer <key>. A key never holds more than your role allows, and only the permissions given here.',
   secretLabel: (k) => `Your new API key ${k.name ?? k.prefix}.`,

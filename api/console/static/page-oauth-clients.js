@@ -7,7 +7,6 @@ export const render = credentialPage({
   noun: 'OAuth client',
   grantsField: 'scopes',
   secretField: 'clientSecret',
-  withMode: false,
   idColumn: { label: 'Client id', text: (c) => c.clientId },
   intro: 'A client asks POST /oauth/token for short-lived access tokens with its client id and secret (the client credentials grant), and acts as you with at most the scopes given here.',
   secretLabel: (c) => `The secret of client ${c.clientId}.`,
