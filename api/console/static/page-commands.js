@@ -97,14 +97,15 @@ export async function render(main, { api, can }) {
       { label: 'Vehicle', cell: (c) => names.get(c.deviceId) ?? c.deviceId },
       { label: 'Command', cell: (c) => (c.type === 'custom' ? h('code', {}, c.text ?? '') : LABELS[c.type] ?? c.type) },
       { label: 'State', cell: (c) => h('span', { class: `badge command-${c.status}` }, c.status) },
-      { label: 'Why', cell: (c) => c.reason ?? c.error ?? c.response ?? '' },
+      { label: 'Detail', cell: (c) => c.reason ?? c.error ?? c.response ?? '' },
       { label: 'Sent by', cell: (c) => c.issuedBy?.keyName ?? (c.issuedBy?.userId ? `user ${c.issuedBy.userId}` : '—') },
       { label: 'Created', cell: (c) => when(c.createdAt) },
       write ? { label: '', cell: (c) => (OPEN.has(c.status) ? h('button', { type: 'button', 'aria-label': `Cancel command ${c.id}`, onclick: () => cancel(c) }, 'Cancel') : '') } : null,
     ].filter(Boolean), page.data, 'No commands yet.'));
-    pager.replaceChildren(
+    pager.replaceChildren(...[
       cursors.length > 0 ? h('button', { type: 'button', onclick: () => { cursor = cursors.pop(); void drawList(); } }, 'Newer') : null,
-      page.has_more ? h('button', { type: 'button', onclick: () => { cursors.push(cursor); cursor = page.next_cursor; void drawList(); } }, 'Older') : null);
+      page.has_more ? h('button', { type: 'button', onclick: () => { cursors.push(cursor); cursor = page.next_cursor; void drawList(); } }, 'Older') : null,
+    ].filter(Boolean));
   }
   await drawList();
   const timer = setInterval(drawList, REFRESH_MS);

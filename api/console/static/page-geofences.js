@@ -178,7 +178,8 @@ export async function render(main, { api, can }) {
         write ? h('button', { type: 'submit', class: 'primary' }, geofence ? 'Save changes' : 'Save geofence') : null,
         h('button', { type: 'button', onclick: stopEditing }, write ? (geofence ? 'Stop editing' : 'Discard') : 'Close'),
         write && geofence ? h('button', { type: 'button', class: 'danger', onclick: () => remove(geofence) }, 'Delete') : null)));
-    name.focus();
+    panel.closest('.geofence-layout').scrollIntoView({ block: 'nearest' });
+    name.focus({ preventScroll: true });
   }
 
   function select(id, edit = true) {

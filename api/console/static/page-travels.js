@@ -151,7 +151,7 @@ async function follow(main, { api, can }, id) {
         { label: 'Timing', cell: (w) => w.timing || '—' },
       ], travel.waypoints),
       h('p', { class: 'hint' }, 'Read again every 30 seconds while this page is open.'),
-      active && can('travels:write') ? h('div', { class: 'actions' }, h('button', { type: 'button', class: 'danger', onclick: cancel }, 'Cancel travel')) : null);
+      h('div', { class: 'actions' }, active && can('travels:write') ? h('button', { type: 'button', class: 'danger', onclick: cancel }, 'Cancel travel') : null));
   }
 
   async function cancel() {
