@@ -255,6 +255,20 @@ describe('the console\'s Settings pages', () => {
     }, { timeout: 15_000 }).toBe('3');
     expect(received[received.length - 1]!.headers['webhook-id']).toBe(received[received.length - 2]!.headers['webhook-id']);
 
+    // A new secret, shown once: deliveries are signed with it (and with the old one for a day).
+    answer = 204;
+    await row.getByRole('button', { name: 'New secret' }).click();
+    await confirm(page, 'Make new secret');
+    await expect.poll(() => secretShown(page)).not.toBe(secret);
+    const rotated = await secretShown(page);
+    expect(rotated).toMatch(/^whsec_/);
+    const beforeRotatedPing = received.length;
+    await row.getByRole('button', { name: 'Send test' }).click();
+    await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(beforeRotatedPing);
+    const signedTwice = received[received.length - 1]!;
+    expect((new Webhook(rotated).verify(signedTwice.body, signedTwice.headers as Record<string, string>) as { type: string }).type).toBe('webhook.test');
+    expect(String(signedTwice.headers['webhook-signature']).split(' ')).toHaveLength(2);
+
     // Disable, enable, change, delete.
     await row.getByRole('button', { name: 'Disable' }).click();
     await expect.poll(() => row.locator('td[data-label="State"]').textContent()).toMatch(/^disabled/);
@@ -398,6 +412,12 @@ describe('the console\'s Settings pages', () => {
     const ids = (await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-id')))));
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(new Set(ids).size).toBe(ids.length);
+    // Narrowed to one family, from the first page again.
+    await page.getByLabel('Show').selectOption({ label: 'users' });
+    await expect.poll(async () => [...new Set(await rows.locator('td[data-label="What"]').allTextContents())].sort())
+      .toEqual(expect.arrayContaining(['user.created', 'user.sign_in_link_issued']));
+    expect((await rows.locator('td[data-label="What"]').allTextContents()).every((a) => a.startsWith('user.'))).toBe(true);
+    expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).toBe(false);
     // What earlier tests did is there: the invitation's link among it.
     expect(((await owner('/audit?action=user.sign_in_link_issued')).body.data as unknown[]).length).toBeGreaterThan(0);
     clean(watched);

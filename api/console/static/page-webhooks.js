@@ -109,6 +109,20 @@ export async function render(main, { api, can, rest, navigate }) {
     if (rest === String(webhook.id)) navigate('/webhooks');
   }
 
+  async function rotate(webhook) {
+    const sure = await confirmDialog({
+      title: 'A new signing secret?',
+      body: 'Deliveries are signed with both the old and the new secret for 24 hours, so your receiver can switch over; then only with the new one.',
+      confirmLabel: 'Make new secret',
+    });
+    if (!sure) return;
+    await act(async () => {
+      const { data } = await api.post(`/webhooks/${webhook.id}/rotate-secret`);
+      secretSlot.replaceChildren(secretBox(`The new signing secret of the webhook to ${data.url}.`, data.secret));
+      secretSlot.querySelector('input')?.focus();
+    }, 'New secret made');
+  }
+
   function actions(w) {
     const buttons = [h('a', { href: `#/webhooks/${w.id}`, class: 'button-link' }, 'Deliveries')];
     if (writer) {
@@ -118,6 +132,7 @@ export async function render(main, { api, can, rest, navigate }) {
           ? h('button', { type: 'button', onclick: () => act(() => api.patch(`/webhooks/${w.id}`, { enabled: false }), 'Webhook disabled') }, 'Disable')
           : h('button', { type: 'button', onclick: () => act(() => api.patch(`/webhooks/${w.id}`, { enabled: true }), 'Webhook enabled') }, 'Enable'),
         h('button', { type: 'button', disabled: !w.enabled, onclick: () => act(() => api.post(`/webhooks/${w.id}/test`), 'Test event queued') }, 'Send test'),
+        h('button', { type: 'button', onclick: () => rotate(w) }, 'New secret'),
         h('button', { type: 'button', class: 'danger', onclick: () => remove(w) }, 'Delete'));
     }
     return h('div', { class: 'actions' }, buttons);
