@@ -47,7 +47,7 @@ describe('POST /auth/setup', () => {
     const token = firstRun.issue();
     const wrong = await post(body(`${token}x`));
     expect(wrong.status).toBe(403);
-    expect((await wrong.json()).error).toMatch(/not the one the server printed/);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(/not the one the server printed/);
     const short = await post({ ...body(token), password: 'short' });
     expect(short.status).toBe(400);
     expect((await post({ ...body(token), timezone: 'Mars/Olympus' })).status).toBe(400);
@@ -55,7 +55,7 @@ describe('POST /auth/setup', () => {
 
     const created = await post(body(token));
     expect(created.status).toBe(201);
-    expect((await created.json()).data).toMatchObject({ accountId: expect.any(Number), userId: expect.any(Number), email: 'owner@first.test' });
+    expect(((await created.json()) as { data: unknown }).data).toMatchObject({ accountId: expect.any(Number), userId: expect.any(Number), email: 'owner@first.test' });
     const owner = await database.db.selectFrom('users').selectAll().where('email', '=', 'owner@first.test').executeTakeFirstOrThrow();
     expect(owner).toMatchObject({ role: 'owner', timezone: 'Europe/Madrid', name: 'First Owner' });
 
