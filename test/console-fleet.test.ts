@@ -83,7 +83,7 @@ describe('the console\'s Fleet pages', () => {
     const size = await map.evaluate((node) => ({ width: node.clientWidth, height: node.clientHeight }));
     await page.waitForTimeout(300);
 
-    await page.locator('.leaflet-pm-icon-polygon').click();
+    await page.getByRole('button', { name: 'Draw Polygons' }).click();
     const corners = [[-120, -120], [120, -120], [120, 120], [-120, 120]] as const;
     const centre = toPixel(moving.latitude, moving.longitude, ZOOM);
     // The container's border offsets its content from the bounding box by the client left/top.
@@ -133,6 +133,21 @@ describe('the console\'s Fleet pages', () => {
     const w = await ownerOn('Geofences');
     const { page } = w;
     const panel = page.locator('.geofence-panel');
+
+    // From the keyboard alone: a circle started at the map's centre, placed and sized in its fields.
+    const typedName = unique('Typed circle');
+    await panel.getByRole('button', { name: 'New circle here' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => panel.locator('h2').textContent()).toBe('New circle');
+    await page.keyboard.type(typedName);
+    for (const [label, value] of [['Centre latitude', '19.55'], ['Centre longitude', '-99.25'], ['Radius (m)', '75']] as const) {
+      await panel.getByLabel(label).focus();
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type(value);
+    }
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('tbody tr', { hasText: typedName }).count()).toBe(1);
+    expect((await api('/geofences')).body.data.find((g: any) => g.name === typedName)).toMatchObject({ type: 'circle', centerLat: 19.55, centerLng: -99.25, radiusMeters: 75 });
 
     await page.getByRole('button', { name: `Edit ${circleName}` }).click();
     expect(await panel.getByLabel('Centre latitude').inputValue()).toBe('19.5');

@@ -76,6 +76,10 @@ export async function render(main, { api, can }) {
       drawRectangle: true, drawPolygon: true, drawCircle: true,
       editMode: false, dragMode: false, cutPolygon: false, removalMode: false, rotateMode: false,
     });
+    // The toolbar's buttons are icons titled on their container: name them for screen readers.
+    for (const container of mapNode.querySelectorAll('.leaflet-pm-toolbar .button-container[title]')) {
+      container.querySelector('a')?.setAttribute('aria-label', container.title);
+    }
     // No snapping: a corner goes where it is clicked, not onto a neighbouring geofence's edge.
     map.pm.setGlobalOptions({ snappable: false });
     map.on('pm:create', ({ layer }) => {
@@ -94,9 +98,24 @@ export async function render(main, { api, can }) {
     drawShapes();
   }
 
-  const idleText = () => h('p', { class: 'hint' }, write
-    ? 'Draw a circle, polygon or rectangle with the tools on the map, or choose a geofence in the list to change it.'
-    : 'Choose a geofence in the list to see it on the map.');
+  const idleText = () => h('div', {}, h('p', { class: 'hint' }, write
+    ? 'Draw a circle, polygon or rectangle with the tools on the map, start one at the map\'s centre, or choose a geofence in the list to change it.'
+    : 'Choose a geofence in the list to see it on the map.'),
+  write ? h('div', { class: 'actions' },
+    h('button', { type: 'button', onclick: () => startShape('circle') }, 'New circle here'),
+    h('button', { type: 'button', onclick: () => startShape('polygon') }, 'New polygon here')) : null);
+
+  /** A shape at the map's centre, 200 m across, to shape in the fields (the keyboard's way to draw). */
+  function startShape(kind) {
+    stopEditing();
+    const { lat, lng } = map.getCenter();
+    const dLat = 100 / 111_320;
+    const dLng = dLat / Math.cos((lat * Math.PI) / 180);
+    const layer = kind === 'circle'
+      ? L.circle([lat, lng], { ...SELECTED, radius: 100 })
+      : L.polygon([[lat - dLat, lng - dLng], [lat - dLat, lng + dLng], [lat + dLat, lng + dLng], [lat + dLat, lng - dLng]], SELECTED);
+    startEditing({ layer: layer.addTo(map) });
+  }
   panel.append(idleText());
 
   /** The panel's form for a geofence (or a shape just drawn): name, shape fields, dwell times. */
