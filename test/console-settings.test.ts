@@ -350,6 +350,7 @@ describe('the console\'s Settings pages', () => {
     const { page } = watched;
     await openPage(page, 'Vehicle groups');
     const name = `North depot ${Date.now()}`;
+    await page.locator('summary', { hasText: 'Create a group' }).click();
     await page.locator('form[aria-label="Create a group"]').getByLabel('Name').fill(name);
     await page.getByRole('button', { name: 'Create group' }).click();
     const detail = page.locator('section[aria-label="The group"]');

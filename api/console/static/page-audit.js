@@ -39,7 +39,7 @@ export async function render(main, { api, can }) {
     FAMILIES.map(([value, label]) => h('option', { value }, label)));
   main.append(
     h('p', { class: 'intro' }, 'Every change of keys, OAuth clients, webhooks, vehicle groups, users, commands and maintenance, recorded with the change itself.'),
-    field('Show', family),
+    h('div', { class: 'filter' }, field('Show', family)),
     h('div', { class: 'table-wrap' }, h('table', {},
       h('caption', { class: 'visually-hidden' }, 'Audit log, newest first'),
       h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Target', 'Details', 'From'].map((c) => h('th', { scope: 'col' }, c)))),

@@ -2,6 +2,7 @@
 // new group, renaming and deleting one; `#/groups/<id>` opens one to add and remove its vehicles and
 // grant it to users or take it back. A change sends the whole new list, as PATCH /groups/{id} takes it.
 import { problemText } from './console-api.js';
+import { disclosure } from './disclosure.js';
 import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
 
 export async function render(main, { api, can, rest, navigate }) {
@@ -10,7 +11,8 @@ export async function render(main, { api, can, rest, navigate }) {
   const list = h('div');
   const detail = h('section', { 'aria-label': 'The group' });
   main.append(h('p', { class: 'intro' }, 'A user sees the vehicles of the groups granted to them, besides those granted to them directly.'));
-  if (writer) main.append(createForm());
+  const create = writer ? disclosure('Create a group', createForm()) : null;
+  if (create) main.append(create.node);
   main.append(h('h2', {}, 'Groups'), pageError.node, list, detail);
 
   const [vehicles, users] = await Promise.all([api.all('/vehicles'), api.get('/users').then((a) => a.data)]);
@@ -25,12 +27,13 @@ export async function render(main, { api, can, rest, navigate }) {
       try {
         const { data } = await api.post('/groups', { name: name.value.trim() });
         name.value = '';
+        create.close();
         notify(`Group ${data.name} created`);
         navigate(`/groups/${data.id}`);
       } catch (failure) {
         error.show(problemText(failure));
       }
-    } }, h('h2', {}, 'Create a group'), field('Name', name, 'Unique in the account; then add its vehicles and users.'), error.node,
+    } }, field('Name', name, 'Unique in the account; then add its vehicles and users.'), error.node,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create group')));
   }
 
