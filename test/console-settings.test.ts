@@ -86,6 +86,7 @@ describe('the console\'s Settings pages', () => {
     await confirm(page, 'Revoke');
     await expect.poll(() => row.locator('td[data-label="State"]').textContent()).toMatch(/^revoked/);
     expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+    expect(await page.locator('.secret-box').count()).toBe(0);
     expect((await curl(demo.base, key, '/vehicles')).status).toBe(401);
 
     // Shown once: after a reload the secret is nowhere on the page, only its prefix.
@@ -242,8 +243,13 @@ describe('the console\'s Settings pages', () => {
     // The first attempt is at once, the next 5 s later; after that none for minutes.
     await expect.poll(async () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
-      return failing.locator('td[data-label="Attempts"]').textContent().catch(() => null);
+      return failing.locator('td[data-label="Attempts"] summary').textContent().catch(() => null);
     }, { timeout: 30_000, interval: 1_000 }).toBe('2');
+    // Each attempt, opened: when, the answer, how long it took.
+    await failing.locator('td[data-label="Attempts"] summary').click();
+    await expect.poll(() => failing.locator('.attempts li').allTextContents()).toEqual([
+      expect.stringMatching(/: 500, \d+ ms$/), expect.stringMatching(/: 500, \d+ ms$/),
+    ]);
     expect(await failing.locator('td[data-label="Status"]').textContent()).toBe('pending');
     expect(await log.locator('tbody tr', { hasText: 'succeeded' }).count()).toBe(1);
     const attemptsBefore = received.length;
@@ -251,7 +257,7 @@ describe('the console\'s Settings pages', () => {
     await expect.poll(() => received.length, { timeout: 15_000 }).toBe(attemptsBefore + 1);
     await expect.poll(async () => {
       await log.getByRole('button', { name: 'Refresh' }).click();
-      return failing.locator('td[data-label="Attempts"]').textContent();
+      return failing.locator('td[data-label="Attempts"] summary').textContent();
     }, { timeout: 15_000 }).toBe('3');
     expect(received[received.length - 1]!.headers['webhook-id']).toBe(received[received.length - 2]!.headers['webhook-id']);
 

@@ -39,6 +39,7 @@ export function credentialPage(spec) {
         try {
           const { data } = await api.post(spec.path, body);
           secretSlot.replaceChildren(secretBox(spec.secretLabel(data), data[spec.secretField]));
+          secretSlot.dataset.id = String(data.id);
           secretSlot.querySelector('input')?.focus();
           name.value = '';
           expires.value = '';
@@ -68,6 +69,8 @@ export function credentialPage(spec) {
       listError.clear();
       try {
         await api.delete(`${spec.path}/${record.id}`);
+        // A revoked secret is of no use: it leaves the page.
+        if (secretSlot.dataset.id === String(record.id)) secretSlot.replaceChildren();
         notify(`${label} revoked`);
         await draw();
       } catch (failure) {

@@ -154,24 +154,59 @@ export async function render(main, { api, can, rest, navigate }) {
     else deliveries.replaceChildren(rest ? h('p', { class: 'error', role: 'alert' }, `There is no webhook ${rest} of yours.`) : '');
   }
 
+  /** The attempts of one delivery, read when its details are first opened. */
+  function attemptLog(webhook, delivery) {
+    const list = h('ol', { class: 'attempts' });
+    const details = h('details', { class: 'attempt-log' }, h('summary', {}, String(delivery.attempts)), list);
+    let read = false;
+    details.addEventListener('toggle', async () => {
+      if (!details.open || read) return;
+      read = true;
+      try {
+        const { data } = await api.get(`/webhooks/${webhook.id}/deliveries/${delivery.id}`);
+        list.replaceChildren(...data.attemptLog.map((a) => h('li', {},
+          `${when(a.attemptedAt)}: ${a.statusCode ?? a.error ?? 'no answer'}, ${a.durationMs} ms`)));
+        if (data.attemptLog.length === 0) list.replaceChildren(h('li', {}, 'No attempt yet.'));
+      } catch (failure) {
+        read = false;
+        list.replaceChildren(h('li', { class: 'error' }, problemText(failure)));
+      }
+    });
+    return details;
+  }
+
+  /** The webhook's delivery log, newest first, 50 at a time. */
   async function drawDeliveries(webhook) {
-    const rows = (await api.get(`/webhooks/${webhook.id}/deliveries?limit=50`)).data;
+    const body = h('div');
+    const more = h('button', { type: 'button', hidden: true }, 'Older deliveries');
+    const rows = [];
+    let cursor = null;
     const retry = (d) => (writer && d.status !== 'succeeded'
       ? h('button', { type: 'button', onclick: () => act(() => api.post(`/webhooks/${webhook.id}/deliveries/${d.id}/retry`), 'Retry queued') }, 'Retry')
       : null);
-    deliveries.replaceChildren(
-      h('h2', {}, `Deliveries to ${webhook.url}`),
-      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => drawDeliveries(webhook).catch((e) => listError.show(problemText(e))) }, 'Refresh'), h('a', { href: '#/webhooks' }, 'Close')),
-      table(`Deliveries to ${webhook.url}`, [
+    const load = async () => {
+      const page = await api.get(`/webhooks/${webhook.id}/deliveries?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      rows.push(...page.data);
+      cursor = page.next_cursor ?? null;
+      more.hidden = !cursor;
+      body.replaceChildren(table(`Deliveries to ${webhook.url}`, [
         { label: 'Event', cell: (d) => h('code', {}, d.eventType) },
         { label: 'Status', cell: deliveryStatus },
-        { label: 'Attempts', cell: (d) => String(d.attempts) },
+        { label: 'Attempts', cell: (d) => (d.attempts > 0 ? attemptLog(webhook, d) : '0') },
         { label: 'Response', cell: (d) => (d.lastStatusCode === null ? (d.lastError ?? '—') : String(d.lastStatusCode)) },
         { label: 'Last attempt', cell: (d) => when(d.lastAttemptAt) },
         { label: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
         { label: 'Created', cell: (d) => when(d.createdAt) },
         { label: '', cell: retry },
       ], rows, 'No deliveries yet.'));
+    };
+    more.addEventListener('click', () => load().catch((e) => listError.show(problemText(e))));
+    await load();
+    deliveries.replaceChildren(
+      h('h2', {}, `Deliveries to ${webhook.url}`),
+      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => drawDeliveries(webhook).catch((e) => listError.show(problemText(e))) }, 'Refresh'), h('a', { href: '#/webhooks' }, 'Close')),
+      body,
+      h('div', { class: 'actions' }, more));
   }
 
   await draw();
