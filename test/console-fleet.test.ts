@@ -134,6 +134,8 @@ describe('the console\'s Fleet pages', () => {
     const { page } = w;
     const panel = page.locator('.geofence-panel');
 
+    await page.locator('tbody tr', { hasText: circleName }).waitFor();
+
     // From the keyboard alone: a circle started at the map's centre, placed and sized in its fields.
     const typedName = unique('Typed circle');
     await panel.getByRole('button', { name: 'New circle here' }).focus();
@@ -178,6 +180,11 @@ describe('the console\'s Fleet pages', () => {
     await answer(page, 'Delete geofence');
     await expect.poll(async () => (await api(`/geofences/${polygon.body.data.id}`)).status).toBe(404);
     await expect.poll(() => page.locator('tbody tr', { hasText: polygonName }).count()).toBe(0);
+
+    // Leaving while the map still zooms onto a selection: the map goes without an error.
+    await page.getByRole('button', { name: 'Edit Airport Cargo' }).click();
+    await openPage(page, 'Travels');
+    await page.waitForTimeout(600);
     clean(w);
     await page.context().close();
   }, 60_000);
@@ -276,6 +283,38 @@ describe('the console\'s Fleet pages', () => {
     expect((await api(`/travels/${id}`)).body.data.status).toBe('Cancelled');
     expect(await page.getByRole('button', { name: 'Cancel travel' }).count()).toBe(0);
     expect(await page.locator('#page').textContent()).not.toMatch(/null|undefined/);
+    clean(w);
+    await page.context().close();
+  }, 60_000);
+
+  it('reads a followed travel again every 30 seconds while its page is open', async () => {
+    const busy = new Set((await api('/travels')).body.data.map((t: any) => t.vehicle));
+    const vehicle = (await api('/vehicles')).body.data.map((v: any) => v.name).find((n: string) => !busy.has(n));
+    const now = new Date(Date.now() + 3_600_000);
+    const time = (d: Date) => new Intl.DateTimeFormat('en-GB', { timeZone: 'America/Mexico_City', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(d).replace(',', '');
+    const created = await api('/travels', { method: 'POST', body: { vehicle, startTime: time(now), waypoints: [{ geofence: 'Vallejo Depot', expectedArrival: time(new Date(now.getTime() + 3_600_000)) }] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.data.travelId;
+
+    const w = await openConsole(browser, demo.base);
+    const { page } = w;
+    await page.clock.install();
+    await page.reload();
+    await signIn(page, demo.email, demo.password);
+    await page.goto(`${demo.base}/console#/travels/${id}`);
+    await expect.poll(() => page.locator('.travel-status').textContent()).toBe('Scheduled');
+    expect((await api(`/travels/${id}`, { method: 'DELETE' })).status).toBe(200);
+    await page.clock.runFor(20_000);
+    expect(await page.locator('.travel-status').textContent()).toBe('Scheduled');
+    await page.clock.runFor(10_000);
+    await expect.poll(() => page.locator('.travel-status').textContent()).toBe('Cancelled');
+
+    // Leaving the page stops its reads.
+    let reads = 0;
+    page.on('request', (request) => { if (new URL(request.url()).pathname === `/api/v1/travels/${id}`) reads += 1; });
+    await openPage(page, 'Vehicles');
+    await page.clock.runFor(65_000);
+    expect(reads).toBe(0);
     clean(w);
     await page.context().close();
   }, 60_000);

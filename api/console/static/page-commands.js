@@ -84,14 +84,20 @@ export async function render(main, { api, can }) {
     await drawList();
   }
 
+  /** The page last drawn: a refresh that reads the same draws nothing (the reader's focus stays). */
+  let drawn;
   async function drawList() {
     let page;
     try {
       page = await api.get(`/commands?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     } catch (error) {
+      drawn = undefined;
       listArea.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(error)));
       return;
     }
+    const text = JSON.stringify([cursors.length, cursor, page]);
+    if (text === drawn) return;
+    drawn = text;
     listArea.replaceChildren(table('Commands', [
       { label: 'Id', cell: (c) => c.id },
       { label: 'Vehicle', cell: (c) => names.get(c.deviceId) ?? c.deviceId },

@@ -3,7 +3,7 @@
 // and radius) on the map or in the form's fields, and save; delete one. Everything but drawing is in
 // fields and buttons too, so the page works from the keyboard.
 import { problemText } from './console-api.js';
-import { consoleMap } from './console-map.js';
+import { consoleMap, removeMap } from './console-map.js';
 import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
 import { isCircle, layerOf, parseVertices, shapeOf, verticesText } from './geofence-shape.js';
 
@@ -258,5 +258,5 @@ export async function render(main, { api, can }) {
 
   await load();
   if (geofences.length > 0 && !editing && !placed) map.fitBounds(shapes.getBounds(), { padding: [30, 30] });
-  return () => map.remove();
+  return () => removeMap(map);
 }
