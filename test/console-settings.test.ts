@@ -308,6 +308,10 @@ describe('the console\'s Settings pages', () => {
     await form.getByLabel('Time zone').fill('America/Bogota');
     await form.getByRole('button', { name: 'Invite' }).click();
     const url = await secretShown(owner.page);
+    // Its Copy button puts it on the clipboard, to paste into a message to the new user.
+    await owner.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: demo.base });
+    await owner.page.locator('.secret-box').getByRole('button', { name: 'Copy' }).click();
+    expect(await owner.page.evaluate('navigator.clipboard.readText()')).toBe(url);
     expect(url).toMatch(new RegExp(`^${demo.base.replace(/[.]/g, '\\.')}/map/set-password#token=fsi_`));
     const row = owner.page.locator('tbody tr', { hasText: email });
     expect(await row.locator('select').inputValue()).toBe('dispatcher');
