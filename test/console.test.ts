@@ -24,9 +24,10 @@ describe('the console', () => {
     const { page, external, refused, errors } = await openConsole(browser, demo.base);
     await page.goto(`${demo.base}/`);
     expect(new URL(page.url()).pathname).toBe('/console');
-    await page.getByLabel('Email').fill(demo.email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const form = page.locator('#sign-in-form');
+    await form.getByLabel('Email').fill(demo.email);
+    await form.getByLabel('Password').fill('not the password');
+    await form.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe('Email or password is wrong');
 
     await signIn(page, demo.email, demo.password);

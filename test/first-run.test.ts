@@ -131,6 +131,19 @@ describe('the first start, in a browser', () => {
     await page.locator('#shell').waitFor({ state: 'visible', timeout: 15_000 });
     expect(await page.locator('#who').textContent()).toBe('First Owner · owner');
     expect(await page.locator('#page h1').textContent()).toBe('API keys');
+
+    // The first key, made on the page the owner lands on, works as a bearer credential.
+    await page.locator('summary', { hasText: 'Create an API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('First integration');
+    await page.getByLabel('vehicles:read', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const secret = page.locator('.secret-box input.secret');
+    await secret.waitFor();
+    const key = await secret.inputValue();
+    expect(key).toMatch(/^fc_live_[A-Za-z0-9]{32}$/);
+    const vehicles = await fetch(`${base}/api/v1/vehicles`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(vehicles.status).toBe(200);
+    expect(((await vehicles.json()) as { data: unknown[] }).data).toEqual([]);
     expect({ external, refused, errors }).toEqual({ external: [], refused: [], errors: [] });
 
     // The link is spent.

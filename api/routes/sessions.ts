@@ -142,7 +142,7 @@ export function signInRoutes(db: Db, settings: SessionSettings, failures: Failed
     const problem = passwordProblem(body.password);
     if (problem) throw new ApiError(400, problem);
     const userId = await consumeSignInToken(db, hashApiKey(body.token));
-    if (userId === undefined) throw new ApiError(400, 'This link is unknown, already used or expired: ask an operator for a new one (fleet user reset-password)');
+    if (userId === undefined) throw new ApiError(400, 'This link is unknown, already used or expired: ask an owner or admin of your account for a new one (the console\'s Users page), or an operator (fleet user reset-password)');
     await setPasswordHash(db, userId, await hashPassword(body.password));
     await revokeSessionsOfUser(db, userId);
     const user = await findUser(db, userId);

@@ -15,10 +15,10 @@ form.addEventListener('submit', async (event) => {
   const body = await response.json().catch(() => ({}));
   if (response.ok) {
     form.querySelector('button').disabled = true;
-    result.textContent = `Password set for ${body.data.email}. Sign in on the live map: `;
+    result.textContent = `Password set for ${body.data.email}. Sign in to the console: `;
     const link = document.createElement('a');
-    link.href = '/map';
-    link.textContent = '/map';
+    link.href = '/console';
+    link.textContent = '/console';
     result.append(link);
   } else {
     result.textContent = body.error ?? `Failed (${response.status})`;
