@@ -166,6 +166,23 @@ describe('the console\'s Fleet pages', () => {
     await expect.poll(async () => (await api(`/geofences/${polygon.body.data.id}`)).body.data.vertices).toEqual(
       expect.arrayContaining([{ lat: 19.615, lng: -99.288 }, { lat: 19.6, lng: -99.3 }, { lat: 19.6, lng: -99.29 }]));
 
+    // On the map: a corner dragged with the mouse moves in the fields, and is saved where it was dropped.
+    await page.getByRole('button', { name: `Edit ${polygonName}` }).click();
+    const before = await vertices.inputValue();
+    const corner = page.locator('.geofence-map .marker-icon:not(.marker-icon-middle)').first();
+    await corner.waitFor();
+    await page.waitForTimeout(500);
+    const b = (await corner.boundingBox())!;
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(b.x + b.width / 2 + 40, b.y + b.height / 2 + 25, { steps: 6 });
+    await page.mouse.up();
+    await expect.poll(() => vertices.inputValue()).not.toBe(before);
+    const dragged = (await vertices.inputValue()).split('\n').map((line) => line.split(',').map(Number)).map(([lat, lng]) => ({ lat, lng }));
+    expect(dragged).toHaveLength(3);
+    await panel.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api(`/geofences/${polygon.body.data.id}`)).body.data.vertices).toEqual(expect.arrayContaining(dragged));
+
     // A refusal is shown in the API's words.
     await page.getByRole('button', { name: `Edit ${circleName}` }).click();
     await panel.getByLabel('Radius (m)').fill('150000');
@@ -365,6 +382,38 @@ describe('the console\'s Fleet pages', () => {
     clean(w);
     await page.context().close();
   }, 90_000);
+
+  it('offers the owner raw custom text and a dispatcher only the built-in commands; a dispatcher registers no tracker', async () => {
+    const owner = await ownerOn('Commands');
+    await owner.page.getByLabel('Command', { exact: true }).waitFor();
+    const ownerTypes = await owner.page.getByLabel('Command', { exact: true }).locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(ownerTypes).toEqual(['engine_stop', 'engine_resume', 'siren_on', 'siren_off', 'take_photo', 'custom']);
+    await owner.page.getByLabel('Command', { exact: true }).selectOption('custom');
+    expect(await owner.page.getByLabel('Text').isVisible()).toBe(true);
+    clean(owner);
+    await owner.page.context().close();
+
+    const dispatcher = await addUser(demo, 'dispatcher');
+    const truck = (await api('/vehicles')).body.data.find((v: any) => v.name === 'Truck 01');
+    const { user_ids } = (await api(`/vehicles/${truck.id}`)).body.data;
+    expect((await api(`/vehicles/${truck.id}`, { method: 'PATCH', body: { user_ids: [...user_ids, dispatcher.id] } })).status).toBe(200);
+    const w = await openConsole(browser, demo.base);
+    const { page } = w;
+    await signIn(page, dispatcher.email, dispatcher.password);
+    await openPage(page, 'Commands');
+    await page.getByLabel('Command', { exact: true }).waitFor();
+    const types = await page.getByLabel('Command', { exact: true }).locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(types).toEqual(['engine_stop', 'engine_resume', 'siren_on', 'siren_off', 'take_photo']);
+    expect(await page.getByLabel('Vehicle').locator('option').allTextContents()).toEqual([`Truck 01 (${truck.id})`]);
+    await openPage(page, 'Vehicles');
+    await page.locator('tbody tr', { hasText: 'Truck 01' }).waitFor();
+    expect(await page.getByText('Add a tracker').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Edit Truck 01' }).count()).toBe(0);
+    await openPage(page, 'Geofences');
+    await page.getByRole('button', { name: 'Draw Polygons' }).waitFor();
+    clean(w);
+    await page.context().close();
+  }, 60_000);
 
   it('shows a viewer no control that changes anything, and the API refuses a viewer\'s write with 403', async () => {
     const viewer = await addUser(demo, 'viewer');
