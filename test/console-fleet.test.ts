@@ -222,6 +222,14 @@ describe('the console\'s Fleet pages', () => {
     await expect.poll(() => page.locator('tbody tr', { hasText: imei }).count()).toBe(1);
     expect((await api(`/vehicles/${imei}`)).body.data).toMatchObject({ id: imei, name, plates: 'XYZ-987', protocol: 'gt06' });
     expect(await page.locator('tbody tr', { hasText: imei }).textContent()).toContain('gt06');
+    // Found by its plates, alone.
+    await page.getByLabel('Name or plates').fill('xyz-987');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody tr td[data-label="IMEI"]').textContent()).toBe(imei);
+    await page.getByLabel('Name or plates').fill('');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(1);
 
     // The same IMEI again: the API's own words.
     const duplicate = await api('/vehicles', { method: 'POST', body: { imei, name: unique('Other') } });
@@ -267,9 +275,43 @@ describe('the console\'s Fleet pages', () => {
     await page.context().close();
   }, 60_000);
 
+  it('pages through the fleet 50 vehicles at a time', async () => {
+    const tag = unique('Pager').replace(' ', '-');
+    const imeis: string[] = [];
+    try {
+      await pagesThrough(tag, imeis);
+    } finally {
+      for (const imei of imeis) await api(`/vehicles/${imei}`, { method: 'DELETE' });
+    }
+  }, 60_000);
+
+  async function pagesThrough(tag: string, imeis: string[]) {
+    for (let i = 0; i < 51; i++) {
+      const imei = `${tag}-${i}`.slice(-32).replace(/[^0-9A-Za-z._-]/g, '_');
+      expect((await api('/vehicles', { method: 'POST', body: { imei, name: `${tag} ${String(i).padStart(2, '0')}` } })).status).toBe(201);
+      imeis.push(imei);
+    }
+    const w = await ownerOn('Vehicles');
+    const { page } = w;
+    await page.locator('tbody tr').first().waitFor();
+    await page.getByLabel('Name or plates').fill(tag);
+    await page.getByRole('button', { name: 'Find' }).click();
+    // Each page reads its 50 vehicles' details: allow a busy machine its time.
+    const slow = { timeout: 20_000 };
+    await expect.poll(() => page.locator('tbody tr').count(), slow).toBe(50);
+    expect(await page.locator('tbody tr td[data-label="Name"]').first().textContent()).toBe(`${tag} 00`);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => page.locator('tbody tr td[data-label="Name"]').allTextContents(), slow).toEqual([`${tag} 50`]);
+    expect(await page.getByRole('button', { name: 'Next' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => page.locator('tbody tr').count(), slow).toBe(50);
+    clean(w);
+    await page.context().close();
+  }
+
   it('creates a travel through geofences in order, follows it, lists it, and cancels it after confirming', async () => {
     const busy = new Set((await api('/travels')).body.data.map((t: any) => t.vehicle));
-    const vehicle = (await api('/vehicles')).body.data.map((v: any) => v.name).find((n: string) => !busy.has(n));
+    const vehicle = (await api('/vehicles?limit=500')).body.data.map((v: any) => v.name).find((n: string) => !busy.has(n));
     expect(vehicle).toBeDefined();
     const w = await ownerOn('Travels');
     const { page } = w;
@@ -306,7 +348,7 @@ describe('the console\'s Fleet pages', () => {
 
   it('reads a followed travel again every 30 seconds while its page is open', async () => {
     const busy = new Set((await api('/travels')).body.data.map((t: any) => t.vehicle));
-    const vehicle = (await api('/vehicles')).body.data.map((v: any) => v.name).find((n: string) => !busy.has(n));
+    const vehicle = (await api('/vehicles?limit=500')).body.data.map((v: any) => v.name).find((n: string) => !busy.has(n));
     const now = new Date(Date.now() + 3_600_000);
     const time = (d: Date) => new Intl.DateTimeFormat('en-GB', { timeZone: 'America/Mexico_City', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(d).replace(',', '');
     const created = await api('/travels', { method: 'POST', body: { vehicle, startTime: time(now), waypoints: [{ geofence: 'Vallejo Depot', expectedArrival: time(new Date(now.getTime() + 3_600_000)) }] } });
@@ -394,7 +436,7 @@ describe('the console\'s Fleet pages', () => {
     await owner.page.context().close();
 
     const dispatcher = await addUser(demo, 'dispatcher');
-    const truck = (await api('/vehicles')).body.data.find((v: any) => v.name === 'Truck 01');
+    const truck = (await api('/vehicles?limit=500')).body.data.find((v: any) => v.name === 'Truck 01');
     const { user_ids } = (await api(`/vehicles/${truck.id}`)).body.data;
     expect((await api(`/vehicles/${truck.id}`, { method: 'PATCH', body: { user_ids: [...user_ids, dispatcher.id] } })).status).toBe(200);
     const w = await openConsole(browser, demo.base);
@@ -418,7 +460,7 @@ describe('the console\'s Fleet pages', () => {
   it('shows a viewer no control that changes anything, and the API refuses a viewer\'s write with 403', async () => {
     const viewer = await addUser(demo, 'viewer');
     // The viewer is granted the demo's vehicles, so its pages show them (and travel 1 of the demo).
-    for (const v of (await api('/vehicles')).body.data) {
+    for (const v of (await api('/vehicles?limit=500')).body.data) {
       const { user_ids } = (await api(`/vehicles/${v.id}`)).body.data;
       expect((await api(`/vehicles/${v.id}`, { method: 'PATCH', body: { user_ids: [...user_ids, viewer.id] } })).status).toBe(200);
     }

@@ -86,15 +86,20 @@ export async function render(main, { api, can }) {
 
   /** The page last drawn: a refresh that reads the same draws nothing (the reader's focus stays). */
   let drawn;
+  /** Only the latest read draws: a refresh that was under way must not draw over a newer page. */
+  let reads = 0;
   async function drawList() {
+    const read = ++reads;
     let page;
     try {
       page = await api.get(`/commands?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     } catch (error) {
+      if (read !== reads) return;
       drawn = undefined;
       listArea.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(error)));
       return;
     }
+    if (read !== reads) return;
     const text = JSON.stringify([cursors.length, cursor, page]);
     if (text === drawn) return;
     drawn = text;

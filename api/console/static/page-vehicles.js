@@ -4,7 +4,7 @@ import { problemText } from './console-api.js';
 import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
 import { listFromPage } from './page-data.js';
 
-/** Reads each vehicle's detail (plates, protocol, groups), a few at a time. */
+/** Reads each vehicle's detail (plates, protocol, groups) of a page, a few at a time. */
 async function details(api, list) {
   const out = new Array(list.length);
   let next = 0;
@@ -59,7 +59,22 @@ export async function render(main, { api, can }) {
       failure.node,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add tracker')))));
   }
-  main.append(h('h2', {}, 'The fleet'), listArea, editArea);
+  // A page of vehicles at a time (the API's own pages), found by name or plates.
+  const PAGE_SIZE = 50;
+  const search = h('input', { type: 'search', maxlength: '100', autocomplete: 'off' });
+  const pager = h('div', { class: 'actions pager' });
+  /** The cursors of the pages before this one, and this one's. */
+  const cursors = [];
+  let cursor;
+  main.append(h('h2', {}, 'The fleet'),
+    h('form', { class: 'inline-form', role: 'search', onsubmit: (event) => {
+      event.preventDefault();
+      cursors.length = 0;
+      cursor = undefined;
+      listArea.replaceChildren(h('p', { class: 'loading' }, 'Loading…'));
+      void drawList();
+    } }, field('Name or plates', search), h('button', { type: 'submit' }, 'Find')),
+    listArea, pager, editArea);
 
   function editForm(vehicle) {
     const name = h('input', { type: 'text', required: true, maxlength: '200', value: vehicle.name });
@@ -117,15 +132,25 @@ export async function render(main, { api, can }) {
     }
   }
 
+  /** Only the latest read draws: a slower earlier one (before a search, say) must not draw over it. */
+  let reads = 0;
   async function drawList() {
+    const read = ++reads;
+    // The buttons of the page shown hold its cursor, made with its search: gone until this read is drawn.
+    pager.replaceChildren();
     let vehicles;
+    let page;
     try {
-      vehicles = await details(api, await api.all('/vehicles'));
+      const q = search.value.trim();
+      page = await api.get(`/vehicles?limit=${PAGE_SIZE}${q ? `&q=${encodeURIComponent(q)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      vehicles = await details(api, page.data);
       if (can('users:read')) groups = (await api.get('/groups')).data;
     } catch (error) {
+      if (read !== reads) return;
       listArea.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(error)));
       return;
     }
+    if (read !== reads) return;
     listArea.replaceChildren(table('Vehicles', [
       { label: 'Name', cell: (v) => v.name },
       { label: 'IMEI', cell: (v) => h('code', {}, v.id) },
@@ -136,7 +161,11 @@ export async function render(main, { api, can }) {
       write ? { label: 'Actions', cell: (v) => h('div', { class: 'actions' },
         h('button', { type: 'button', 'aria-label': `Edit ${v.name}`, onclick: () => editForm(v) }, 'Edit'),
         h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${v.name}`, onclick: () => remove(v) }, 'Delete')) } : null,
-    ].filter(Boolean), vehicles, 'No vehicles yet.'));
+    ].filter(Boolean), vehicles, search.value.trim() ? 'No vehicle has this name or plates.' : 'No vehicles yet.'));
+    pager.replaceChildren(...[
+      cursors.length > 0 ? h('button', { type: 'button', onclick: () => { cursor = cursors.pop(); void drawList(); } }, 'Previous') : null,
+      page.has_more ? h('button', { type: 'button', onclick: () => { cursors.push(cursor); cursor = page.next_cursor; void drawList(); } }, 'Next') : null,
+    ].filter(Boolean));
   }
   await drawList();
 }
