@@ -5,7 +5,8 @@
 import { problemText } from './console-api.js';
 import { consoleMap, removeMap } from './console-map.js';
 import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
-import { isCircle, layerOf, parseVertices, shapeOf, verticesText } from './geofence-shape.js';
+import { geofenceForm } from './geofence-form.js';
+import { layerOf } from './geofence-shape.js';
 
 const L = globalThis.L;
 const SHOWN = { className: 'geofence-shape', weight: 2 };
@@ -118,59 +119,13 @@ export async function render(main, { api, can }) {
   }
   panel.append(idleText());
 
-  /** The panel's form for a geofence (or a shape just drawn): name, shape fields, dwell times. */
+  /** The panel's form for a geofence (or a shape just drawn), its layer editable on the map. */
   function startEditing(target) {
     editing = target;
     const { geofence, layer } = target;
-    if (write) layer.pm.enable({ allowSelfIntersection: false });
-    const circle = isCircle(layer);
-    const name = h('input', { type: 'text', required: true, maxlength: '200', value: geofence?.name ?? '' });
-    const lat = h('input', { type: 'text', inputmode: 'decimal', required: true });
-    const lng = h('input', { type: 'text', inputmode: 'decimal', required: true });
-    const radius = h('input', { type: 'number', step: 'any', required: true });
-    const vertices = h('textarea', { rows: '6', spellcheck: 'false', required: true });
-    const enterDwell = h('input', { type: 'number', step: '1', value: String(geofence?.enterDwellSeconds ?? 0) });
-    const exitDwell = h('input', { type: 'number', step: '1', value: String(geofence?.exitDwellSeconds ?? 0) });
-    const failure = errorLine();
-
-    const fromLayer = () => {
-      const shape = shapeOf(layer);
-      if (shape.type === 'circle') {
-        lat.value = String(shape.center.lat); lng.value = String(shape.center.lng); radius.value = String(shape.radiusMeters);
-      } else {
-        vertices.value = verticesText(shape.vertices);
-      }
-    };
-    /** The fields onto the map; throws when they are not numbers. */
-    const toLayer = () => {
-      if (circle) {
-        const c = [Number(lat.value), Number(lng.value)];
-        if (!c.every(Number.isFinite) || !Number.isFinite(Number(radius.value))) throw new Error('The centre and the radius must be numbers');
-        layer.setLatLng(c);
-        layer.setRadius(Number(radius.value));
-      } else {
-        layer.setLatLngs(parseVertices(vertices.value).map((v) => [v.lat, v.lng]));
-      }
-      if (write) { layer.pm.disable(); layer.pm.enable({ allowSelfIntersection: false }); }
-    };
-    const applyFields = () => {
-      failure.clear();
-      try { toLayer(); } catch (error) { failure.show(error.message); }
-    };
-    fromLayer();
-    layer.on('pm:edit pm:markerdragend', fromLayer);
-
-    const shapeFields = circle
-      ? [field('Centre latitude', lat), field('Centre longitude', lng), field('Radius (m)', radius, 'More than 0, at most 100 km.')]
-      : [field('Vertices', vertices, 'One "latitude, longitude" a line, in order around the area.')];
-    for (const input of [lat, lng, radius, vertices]) input.addEventListener('change', applyFields);
-
-    const save = async (event) => {
-      event.preventDefault();
-      failure.clear();
-      try {
-        toLayer();
-        const body = { name: name.value, ...shapeOf(layer), enterDwellSeconds: Number(enterDwell.value), exitDwellSeconds: Number(exitDwell.value) };
+    panel.replaceChildren(geofenceForm({
+      geofence, layer, write,
+      async save(body) {
         const { data } = geofence ? await api.patch(`/geofences/${geofence.id}`, body) : await api.post('/geofences', body);
         notify(`${data.name} saved`);
         layer.pm.disable();
@@ -179,26 +134,12 @@ export async function render(main, { api, can }) {
         panel.replaceChildren(idleText());
         await load();
         select(data.id, false);
-      } catch (error) {
-        failure.show(problemText(error));
-      }
-    };
-
-    const title = geofence ? (write ? `Edit ${geofence.name}` : geofence.name) : `New ${circle ? 'circle' : 'polygon'}`;
-    panel.replaceChildren(h('form', { class: 'form', 'aria-labelledby': 'geofence-form-title', onsubmit: save },
-      h('h2', { id: 'geofence-form-title' }, title),
-      h('fieldset', { class: 'plain', disabled: !write },
-        field('Name', name, 'Travels name geofences by it, exactly.'),
-        ...shapeFields,
-        field('Enter after (s)', enterDwell, 'How long a vehicle must stay inside before its entry counts.'),
-        field('Exit after (s)', exitDwell)),
-      failure.node,
-      h('div', { class: 'actions' },
-        write ? h('button', { type: 'submit', class: 'primary' }, geofence ? 'Save changes' : 'Save geofence') : null,
-        h('button', { type: 'button', onclick: stopEditing }, write ? (geofence ? 'Stop editing' : 'Discard') : 'Close'),
-        write && geofence ? h('button', { type: 'button', class: 'danger', onclick: () => remove(geofence) }, 'Delete') : null)));
+      },
+      close: stopEditing,
+      remove: () => remove(geofence),
+    }));
     panel.closest('.geofence-layout').scrollIntoView({ block: 'nearest' });
-    name.focus({ preventScroll: true });
+    panel.querySelector('input').focus({ preventScroll: true });
   }
 
   function select(id, edit = true) {
