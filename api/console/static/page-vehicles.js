@@ -1,8 +1,8 @@
 // Vehicles: the fleet's trackers with their protocol, plates, status and groups; register a tracker,
 // change its name, plates and protocol, put it in or take it out of vehicle groups, delete it.
 import { problemText } from './console-api.js';
-import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
-import { listFromPage } from './page-data.js';
+import { confirmDialog, field, h, notify, table } from './dom.js';
+import { addTrackerForm, vehicleEditForm } from './vehicle-forms.js';
 
 /** Reads each vehicle's detail (plates, protocol, groups) of a page, a few at a time. */
 async function details(api, list) {
@@ -18,12 +18,6 @@ async function details(api, list) {
   return out;
 }
 
-function protocolSelect(current) {
-  return h('select', {},
-    h('option', { value: '', selected: !current }, 'Not given'),
-    listFromPage('protocols').map((p) => h('option', { value: p, selected: p === current }, p)));
-}
-
 export async function render(main, { api, can }) {
   const write = can('vehicles:write');
   const manageGroups = can('users:write');
@@ -31,34 +25,7 @@ export async function render(main, { api, can }) {
   const editArea = h('div');
   let groups = [];
 
-  if (write) {
-    const imei = h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: 'false', maxlength: '32', pattern: '[0-9A-Za-z._\\-]{1,32}' });
-    const protocol = protocolSelect('teltonika');
-    const name = h('input', { type: 'text', required: true, maxlength: '200' });
-    const plates = h('input', { type: 'text', maxlength: '40' });
-    const failure = errorLine();
-    main.append(h('details', { class: 'card' },
-      h('summary', {}, 'Add a tracker'),
-      h('form', { class: 'form', onsubmit: async (event) => {
-        event.preventDefault();
-        failure.clear();
-        try {
-          const body = { imei: imei.value.trim(), name: name.value, plates: plates.value.trim(), protocol: protocol.value || null };
-          const { data } = await api.post('/vehicles', body);
-          notify(`${data.name} added`);
-          imei.value = ''; name.value = ''; plates.value = '';
-          await drawList();
-        } catch (error) {
-          failure.show(problemText(error));
-        }
-      } },
-      field('IMEI', imei, 'The identifier the tracker logs in with: 1 to 32 letters, digits, dots, dashes or underscores.'),
-      field('Protocol', protocol),
-      field('Name', name, 'Unique in the fleet; travels name vehicles by it.'),
-      field('Plates', plates),
-      failure.node,
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Add tracker')))));
-  }
+  if (write) main.append(addTrackerForm(api, () => drawList()));
   // A page of vehicles at a time (the API's own pages), found by name or plates.
   const PAGE_SIZE = 50;
   const search = h('input', { type: 'search', maxlength: '100', autocomplete: 'off' });
@@ -77,42 +44,14 @@ export async function render(main, { api, can }) {
     listArea, pager, editArea);
 
   function editForm(vehicle) {
-    const name = h('input', { type: 'text', required: true, maxlength: '200', value: vehicle.name });
-    const plates = h('input', { type: 'text', maxlength: '40', value: vehicle.plates ?? '' });
-    const protocol = protocolSelect(vehicle.protocol);
-    const held = new Set((vehicle.groups ?? []).map((g) => g.id));
-    const boxes = manageGroups ? groups.map((g) => ({ group: g, box: h('input', { type: 'checkbox', checked: held.has(g.id) }) })) : [];
-    const failure = errorLine();
-    const form = h('form', { class: 'form card', 'aria-labelledby': 'edit-vehicle-title', onsubmit: async (event) => {
-      event.preventDefault();
-      failure.clear();
-      try {
-        await api.patch(`/vehicles/${encodeURIComponent(vehicle.id)}`, { name: name.value, plates: plates.value.trim(), protocol: protocol.value || null });
-        for (const { group, box } of boxes) {
-          if (box.checked === held.has(group.id)) continue;
-          // A group's vehicles are replaced whole: read the list as it is now, then add or take out this one.
-          const { data } = await api.get(`/groups/${group.id}`);
-          const ids = data.vehicle_ids.filter((id) => id !== vehicle.id);
-          if (box.checked) ids.push(vehicle.id);
-          await api.patch(`/groups/${group.id}`, { vehicle_ids: ids });
-        }
-        notify(`${name.value.trim()} saved`);
+    editArea.replaceChildren(vehicleEditForm(api, vehicle, manageGroups ? groups : [], {
+      async saved() {
         editArea.replaceChildren();
         await drawList();
-      } catch (error) {
-        failure.show(problemText(error));
-      }
-    } },
-    h('h3', { id: 'edit-vehicle-title' }, `Edit ${vehicle.name} (${vehicle.id})`),
-    field('Name', name), field('Plates', plates), field('Protocol', protocol),
-    boxes.length > 0 ? h('fieldset', {}, h('legend', {}, 'Vehicle groups'), h('div', { class: 'checks' },
-      boxes.map(({ group, box }) => h('label', {}, box, ` ${group.name}`)))) : null,
-    failure.node,
-    h('div', { class: 'actions' },
-      h('button', { type: 'submit', class: 'primary' }, 'Save'),
-      h('button', { type: 'button', onclick: () => editArea.replaceChildren() }, 'Close')));
-    editArea.replaceChildren(form);
-    name.focus();
+      },
+      close: () => editArea.replaceChildren(),
+    }));
+    editArea.querySelector('input').focus();
   }
 
   async function remove(vehicle) {
