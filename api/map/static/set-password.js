@@ -3,7 +3,7 @@ const form = document.getElementById('set-password-form');
 const result = document.getElementById('set-password-result');
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 history.replaceState(null, '', location.pathname); // the token leaves the address bar and history
-if (!token) result.textContent = 'This link has no token: ask an operator for a new one (fleet user reset-password).';
+if (!token) result.textContent = 'This link has no token: ask an owner or admin of your account for a new one (the console\'s Users page).';
 
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
