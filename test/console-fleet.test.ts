@@ -78,7 +78,7 @@ describe('the console\'s Fleet pages', () => {
     await page.getByLabel('Latitude').fill(String(moving.latitude));
     await page.getByLabel('Longitude').fill(String(moving.longitude));
     await page.getByRole('button', { name: 'Centre map' }).click();
-    const map = page.locator('.geofence-map');
+    const map = page.getByRole('region', { name: 'Map of the geofences' });
     const box = (await map.boundingBox())!;
     const size = await map.evaluate((node) => ({ width: node.clientWidth, height: node.clientHeight }));
     await page.waitForTimeout(300);
