@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './fleet-process.ts';
-import { addUser, curl, launchChromium, sessionOf, startDemoServer } from './console-browser.ts';
+import { addUser, curl, launchChromium, sessionOf, signIn, startDemoServer } from './console-browser.ts';
 
 const OUT = join(root, 'docs/console');
 const PAGES: Array<[file: string, hash: string]> = [
@@ -43,10 +43,7 @@ try {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.goto(`${demo.base}/console`);
-    await page.getByLabel('Email').fill(demo.email);
-    await page.getByLabel('Password').fill(demo.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#shell').waitFor({ state: 'visible' });
+    await signIn(page, demo.email, demo.password);
     for (const [file, hash] of pages) {
       await page.goto(`${demo.base}/console#${hash}`);
       await page.locator('#page .loading').waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
