@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openConsole, signIn, startDemoServer, type DemoServer } from './support/console-browser.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserAndDemo, openConsole, signIn } from './support/console-browser.ts';
 
 // Every console page checked by axe-core (Deque's accessibility engine) against WCAG 2.1 A and AA:
 // labels, names, contrast, landmarks, ARIA. On a laptop's screen and a phone's, signed in as the owner
@@ -11,18 +11,7 @@ import { launchChromium, openConsole, signIn, startDemoServer, type DemoServer }
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PAGES = ['/', '/vehicles', '/geofences', '/travels', '/commands', '/keys', '/oauth-clients', '/webhooks', '/users', '/groups', '/audit', '/account'];
 
-let browser: Browser;
-let demo: DemoServer;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  demo = await startDemoServer();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
-}, 60_000);
+const scene = browserAndDemo();
 
 interface Violation { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }
 
@@ -38,21 +27,21 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 async function settle(page: Page, hash: string): Promise<void> {
-  await page.goto(`${demo.base}/console#${hash}`);
+  await page.goto(`${scene.demo.base}/console#${hash}`);
   await page.locator('#page .loading').waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
   await page.waitForLoadState('networkidle');
 }
 
 describe('the console, to axe-core', () => {
   it('has no WCAG 2.1 A or AA violation on the sign-in page', async () => {
-    const { page } = await openConsole(browser, demo.base);
+    const { page } = await openConsole(scene.browser, scene.demo.base);
     await page.locator('#sign-in').waitFor({ state: 'visible' });
     expect(await violations(page)).toEqual([]);
     await page.context().close();
   });
 
   it('is checked by an engine that does find a violation (an input added with no label)', async () => {
-    const { page } = await openConsole(browser, demo.base);
+    const { page } = await openConsole(scene.browser, scene.demo.base);
     await page.locator('#sign-in').waitFor({ state: 'visible' });
     await page.evaluate("document.getElementById('sign-in-form').append(document.createElement('input'))");
     expect((await violations(page)).join('\n')).toMatch(/^label \(critical\)/m);
@@ -61,8 +50,8 @@ describe('the console, to axe-core', () => {
 
   for (const viewport of [{ width: 1280, height: 860 }, { width: 390, height: 844 }]) {
     it(`has none on any page at ${viewport.width} pixels wide`, async () => {
-      const { page, errors } = await openConsole(browser, demo.base, viewport);
-      await signIn(page, demo.email, demo.password);
+      const { page, errors } = await openConsole(scene.browser, scene.demo.base, viewport);
+      await signIn(page, scene.demo.email, scene.demo.password);
       const found: Record<string, string[]> = {};
       for (const hash of PAGES) {
         await settle(page, hash);

@@ -1,36 +1,24 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { curl, launchChromium, openConsole, openPage, signIn, startDemoServer, type DemoServer } from './support/console-browser.ts';
+import { describe, expect, it } from 'vitest';
+import { browserAndDemo, curl, openConsole, openPage, signIn } from './support/console-browser.ts';
 
 // The console's frame in a real browser against `fleet serve` with the demo: signing in with what the
 // server printed at start, the menu, the overview, the live map inside it, my account's sessions, a
 // phone's screen, and signing out.
 
-let browser: Browser;
-let demo: DemoServer;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  demo = await startDemoServer();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
-}, 60_000);
+const scene = browserAndDemo();
 
 describe('the console', () => {
   it('is where / leads, and signs in with the sign-in `fleet serve` printed (a wrong password gets the API\'s words)', async () => {
-    const { page, external, refused, errors } = await openConsole(browser, demo.base);
-    await page.goto(`${demo.base}/`);
+    const { page, external, refused, errors } = await openConsole(scene.browser, scene.demo.base);
+    await page.goto(`${scene.demo.base}/`);
     expect(new URL(page.url()).pathname).toBe('/console');
     const form = page.locator('#sign-in-form');
-    await form.getByLabel('Email').fill(demo.email);
+    await form.getByLabel('Email').fill(scene.demo.email);
     await form.getByLabel('Password').fill('not the password');
     await form.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.locator('#sign-in-error').textContent()).toBe('Email or password is wrong');
 
-    await signIn(page, demo.email, demo.password);
+    await signIn(page, scene.demo.email, scene.demo.password);
     expect(await page.locator('#who').textContent()).toBe('Demo Dispatcher · owner');
     const links = await page.locator('#nav a').allTextContents();
     expect(links).toEqual(expect.arrayContaining(['Overview', 'Live map', 'Vehicles', 'Geofences', 'Travels', 'Commands', 'API keys', 'Webhooks', 'Users', 'Audit log', 'My account']));
@@ -41,8 +29,8 @@ describe('the console', () => {
   });
 
   it('shows the live map inside, opened by the session with no key to paste', async () => {
-    const { page, external, refused, errors } = await openConsole(browser, demo.base);
-    await signIn(page, demo.email, demo.password);
+    const { page, external, refused, errors } = await openConsole(scene.browser, scene.demo.base);
+    await signIn(page, scene.demo.email, scene.demo.password);
     await openPage(page, 'Live map');
     const map = page.frameLocator('iframe[title="Live map of the fleet"]');
     await expect.poll(() => map.locator('#connection').getAttribute('data-state'), { timeout: 20_000 }).toBe('live');
@@ -55,10 +43,10 @@ describe('the console', () => {
   });
 
   it('lists my sessions on a laptop and a phone, and signing out everywhere ends every one at once', async () => {
-    const laptop = await openConsole(browser, demo.base);
-    const phone = await openConsole(browser, demo.base, { width: 390, height: 844 });
-    await signIn(laptop.page, demo.email, demo.password);
-    await signIn(phone.page, demo.email, demo.password);
+    const laptop = await openConsole(scene.browser, scene.demo.base);
+    const phone = await openConsole(scene.browser, scene.demo.base, { width: 390, height: 844 });
+    await signIn(laptop.page, scene.demo.email, scene.demo.password);
+    await signIn(phone.page, scene.demo.email, scene.demo.password);
 
     // On a phone the menu folds behind its button.
     expect(await phone.page.locator('#nav').isVisible()).toBe(false);
@@ -74,7 +62,7 @@ describe('the console', () => {
     await laptop.page.locator('#sign-in').waitFor({ state: 'visible', timeout: 15_000 });
 
     // The phone's session ended too: its next request is refused and the page goes back to signing in.
-    expect((await phone.page.request.get(`${demo.base}/api/v1/auth/session`)).status()).toBe(401);
+    expect((await phone.page.request.get(`${scene.demo.base}/api/v1/auth/session`)).status()).toBe(401);
     await phone.page.reload();
     await phone.page.locator('#sign-in').waitFor({ state: 'visible', timeout: 15_000 });
     for (const w of [laptop, phone]) expect({ external: w.external, refused: w.refused, errors: w.errors }).toEqual({ external: [], refused: [], errors: [] });
@@ -83,13 +71,13 @@ describe('the console', () => {
   });
 
   it('signs out: the cookie no longer reaches the API, which keeps taking keys', async () => {
-    const { page } = await openConsole(browser, demo.base);
-    await signIn(page, demo.email, demo.password);
-    expect((await page.request.get(`${demo.base}/api/v1/vehicles`)).status()).toBe(200);
+    const { page } = await openConsole(scene.browser, scene.demo.base);
+    await signIn(page, scene.demo.email, scene.demo.password);
+    expect((await page.request.get(`${scene.demo.base}/api/v1/vehicles`)).status()).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#sign-in').waitFor({ state: 'visible' });
-    expect((await page.request.get(`${demo.base}/api/v1/vehicles`)).status()).toBe(401);
-    expect((await curl(demo.base, demo.key, '/vehicles')).status).toBe(200);
+    expect((await page.request.get(`${scene.demo.base}/api/v1/vehicles`)).status()).toBe(401);
+    expect((await curl(scene.demo.base, scene.demo.key, '/vehicles')).status).toBe(200);
     await page.context().close();
   });
 });

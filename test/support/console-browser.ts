@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './fleet-process.ts';
 
 // The console in a real browser (Debian's chromium driven by playwright-core) against a real
@@ -55,6 +55,23 @@ export async function startDemoServer(options: { simulate?: boolean; env?: Recor
       await fresh.destroy();
     },
   };
+}
+
+/**
+ * Chromium and a demo server for the tests of one file: started before them, stopped after. The
+ * fields are set once beforeAll has run.
+ */
+export function browserAndDemo(options: Parameters<typeof startDemoServer>[0] = {}): { browser: Browser; demo: DemoServer } {
+  const scene = {} as { browser: Browser; demo: DemoServer };
+  beforeAll(async () => {
+    scene.browser = await launchChromium();
+    scene.demo = await startDemoServer(options);
+  }, 180_000);
+  afterAll(async () => {
+    await scene.browser?.close();
+    await scene.demo?.stop();
+  }, 60_000);
+  return scene;
 }
 
 /** A console page that records what would make it untrustworthy: other origins, CSP refusals, script errors. */
