@@ -104,7 +104,7 @@ async function buildScope(
   });
 
   return {
-    label, account, accountId, userId, email: user.email, session: user.session, mode, key, only,
+    label, account, accountId, userId, email: user.email, session: user.session, mode, key, only, credentials: [minted.data.prefix, client.data.clientId],
     markers: [
       imei, vanImei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId, String(center.lat), String(center.lng), String(yardCenter.lat), only.yard, only.identifier,
       media.sha256,
@@ -206,9 +206,13 @@ describe('two accounts with the same names, each in both modes', () => {
   it('show each account\'s signed-in session only its account\'s live data, over every GET operation', async () => {
     const leaks: string[] = [];
     for (const scope of scopes.filter((s) => s.mode === 'live')) {
-      const forbidden = forbiddenFor(scope);
+      // A session manages its user's keys and OAuth clients of both modes: the user's test-mode ones
+      // are its own on those lists (and only there).
+      const ownTestCredentials = scopes.filter((s) => s.account === scope.account && s.userId === scope.userId && s !== scope).flatMap((s) => s.credentials);
       for (const op of gets()) {
         const path = pathFor(op.path, scope.ids);
+        const credentialList = /^\/(api-keys|oauth-clients)(\/|$)/.test(op.path);
+        const forbidden = forbiddenFor(scope).filter((m) => !(credentialList && ownTestCredentials.includes(m)));
         const headers: Record<string, string> = { Cookie: scope.session.cookie, ...(op.path === '/events/stream' ? { 'Last-Event-ID': '0' } : {}) };
         const res = await t.call(`/api/v1${path}`, { headers });
         const text = await answerText(res);

@@ -30,7 +30,7 @@ describe('the /map page', () => {
     const res = await withTiles.request('/');
     const policy = res.headers.get('Content-Security-Policy')!;
     expect(policy).toBe(MAP_CONTENT_SECURITY_POLICY.replace("img-src 'self'", "img-src 'self' data: https://tile.example.com:8443"));
-    expect(policy).toBe(selfOnlyPolicy({ img: ['data:', 'https://tile.example.com:8443'] }));
+    expect(policy).toBe(selfOnlyPolicy({ img: ['data:', 'https://tile.example.com:8443'], framedBySelf: true }));
     expect(policy).not.toMatch(/\*|unsafe/);
     // Scripts and Leaflet's files come under the same policy.
     expect((await withTiles.request('/static/main.js')).headers.get('Content-Security-Policy')).toBe(policy);

@@ -14,6 +14,8 @@ export interface IsolationScope {
   /** The user's email, and a sign-in session of theirs (live, as every session; the same for both modes of the account). */
   email: string;
   session: { id: string; cookie: string; csrf: string };
+  /** The prefix of the key and the id of the OAuth client this scope minted: its user's, whose session lists them in both modes. */
+  credentials: string[];
   mode: 'live' | 'test';
   key: string;
   /** Strings found only in this scope's data (IMEI, plates, coordinates, URL, phone, key prefix, client id). */
