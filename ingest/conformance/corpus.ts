@@ -34,15 +34,18 @@ export interface KnownDeviation {
 
 // The corpus is bundled in ingest/conformance/corpus/ (with its provenance), so every clone runs the
 // same conformance set; FLEETCORE_CORPUS points at another copy.
-const BUNDLED = resolve(import.meta.dirname, 'corpus/traccar-protocol-samples.json');
-const CORPUS = process.env.FLEETCORE_CORPUS ?? BUNDLED;
+// Two files: the first set's six protocols and the second set's seven; FLEETCORE_CORPUS (a comma-separated list) replaces both.
+const BUNDLED = ['corpus/traccar-protocol-samples.json', 'corpus/traccar-protocol-samples-2.json'].map((f) => resolve(import.meta.dirname, f));
+const CORPORA = process.env.FLEETCORE_CORPUS ? process.env.FLEETCORE_CORPUS.split(',') : BUNDLED;
 
 let all: CorpusSample[] | undefined;
 
 export function corpusSamples(protocol: string): CorpusSample[] {
   if (!all) {
-    if (!existsSync(CORPUS)) throw new Error(`conformance corpus not found at ${CORPUS}; set FLEETCORE_CORPUS to the corpus file`);
-    all = JSON.parse(readFileSync(CORPUS, 'utf8')) as CorpusSample[];
+    for (const file of CORPORA) {
+      if (!existsSync(file)) throw new Error(`conformance corpus not found at ${file}; set FLEETCORE_CORPUS to the corpus files, comma-separated`);
+    }
+    all = CORPORA.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as CorpusSample[]);
   }
   return all.filter((s) => s.protocol === protocol);
 }
