@@ -13,6 +13,10 @@ describe('gps103 commands', () => {
     expect(encode('engine_resume')).toBe('**,imei:359586015829802,K');
   });
 
+  it('asks for a picture with 160', () => {
+    expect(encode('take_photo')).toBe('**,imei:359586015829802,160');
+  });
+
   // Traccar's Gps103ProtocolEncoderTest expects these forms for device 123456789012345.
   it('matches Traccar\'s encoder forms', () => {
     const imei = '123456789012345';
@@ -26,14 +30,21 @@ describe('gps103 commands', () => {
     expect(() => encode('custom', 'B\r\n')).toThrow(CommandNotEncodable);
     expect(() => encode('custom', ',B')).toThrow(/command letter/);
     expect(() => encode('custom')).toThrow(CommandNotEncodable);
-    expect(gps103Commands.types).toEqual(['engine_stop', 'engine_resume', 'custom']);
-    for (const type of ['siren_on', 'siren_off', 'take_photo'] as const) expect(() => encode(type)).toThrow(CommandNotEncodable);
+    expect(gps103Commands.types).toEqual(['engine_stop', 'engine_resume', 'take_photo', 'custom']);
+    for (const type of ['siren_on', 'siren_off'] as const) expect(() => encode(type)).toThrow(CommandNotEncodable);
     expect(() => encode('engine_stop', undefined, 'ABC123')).toThrow(/IMEI/);
     expect(() => encode('engine_stop', undefined, '')).toThrow(/IMEI/);
   });
 
-  it('is not read back as a device message by the gps103 decoder', () => {
-    const bytes = gps103Commands.encode({ type: 'engine_stop', params: {} }, { deviceId: '359586015829802', serial: 7 });
-    expect(() => gps103.decode(bytes, newSession())).toThrow();
+  it('reads the device\'s jt/kt reports as the answers to J and K, and lf as a refusal', () => {
+    const decode = (s: string) => gps103.decode(Buffer.from(s, 'latin1'), newSession());
+    const stopped = decode('imei:868166054696190,jt,231226105556,,F,105556.000,A,3518.59664,N,04658.22381,E,0.00,13.26;');
+    expect(stopped.answer).toEqual({ text: 'jt' });
+    expect(stopped.positions[0]!.attributes).toEqual({ result: 'jt' });
+    expect(decode('imei:868166054696190,kt,231226105916,,F,105916.000,A,3518.59694,N,04658.22350,E,0.00,13.26;').answer).toEqual({ text: 'kt' });
+    expect(decode('imei:868166054696190,lf,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toEqual({ text: 'lf' });
+    // A periodic report or an alarm is no answer.
+    expect(decode('imei:868166054696190,tracker,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toBeUndefined();
+    expect(decode('imei:868166054696190,help me,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toBeUndefined();
   });
 });

@@ -29,19 +29,21 @@ function customBody(command: CommandRequest): string {
  * GPS103 server messages, `**,imei:<imei>,<code>`:
  * - `engine_stop`: J (cut the fuel/power line), `**,imei:359586015829802,J`;
  * - `engine_resume`: K (restore it);
+ * - `take_photo`: 160, answered by a `vt<count>` report and the picture in `vr` chunks (gps103-photo.ts);
  * - `custom`: any other code, such as B (one position now), C,30s (periodic), A, L, M, E.
- * The protocol has no siren command; `take_photo` (code 160) is left out until the `vr` picture chunks
- * are assembled.
+ * The protocol has no siren command. The device answers J with a `jt` report, K with `kt`.
  */
 export const gps103Commands: CommandEncoder = {
   protocol: 'gps103',
-  types: ['engine_stop', 'engine_resume', 'custom'],
+  types: ['engine_stop', 'engine_resume', 'take_photo', 'custom'],
   encode(command, context) {
     switch (command.type) {
       case 'engine_stop':
         return message(context.deviceId, 'J');
       case 'engine_resume':
         return message(context.deviceId, 'K');
+      case 'take_photo':
+        return message(context.deviceId, '160');
       case 'custom':
         return message(context.deviceId, customBody(command));
       default:

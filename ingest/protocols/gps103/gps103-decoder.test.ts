@@ -54,7 +54,8 @@ describe('gps103 decoder', () => {
     expect(alarm('acc on')).toEqual({ ignition: true });
     expect(alarm('acc off')).toEqual({ ignition: false });
     expect(alarm('tracker')).toEqual({});
-    expect(alarm('kt')).toEqual({ event: 'kt' });
+    expect(alarm('001')).toEqual({ event: '001' });
+    expect(alarm('kt')).toEqual({ result: 'kt' });
   });
 
   it('turns messages without a fix into reports: the cell with L, vehicle data with OBD', () => {

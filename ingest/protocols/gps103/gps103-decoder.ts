@@ -1,6 +1,7 @@
 import type { AttributeValue, DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { coordinate, signalOf, typeAttributes, utcTime } from './gps103-fields.ts';
+import { decodePhotoChunk, startPhoto } from './gps103-photo.ts';
 
 const latin1 = (s: string): Uint8Array => Buffer.from(s, 'latin1');
 
@@ -15,9 +16,11 @@ const KMH_PER_KNOT = 1.852;
  * - report `imei:<imei>,<type>,<local yymmddhhmm[ss]>,<rfid/phone>,F,<utc hhmmss.sss>,<A|V>,lat,N,lon,E,
  *   speed (knots),course[,altitude,ignition,door,fuel1 %,fuel2 %,temperature]`; with `L` instead of
  *   `F` it carries only the serving cell (`L,,,<lac hex>,,<cid hex>,,,`) and becomes a report;
- * - `imei:<imei>,OBD,…` vehicle data (report), `imei:<imei>,vr,<hex>` picture chunks (not read yet);
+ * - `imei:<imei>,OBD,…` vehicle data (report); `imei:<imei>,vr,<hex>` picture chunks (gps103-photo.ts);
  * - an alternative format ending in `*`, with decimal degrees, km/h, rssi and satellites.
- * The type field names alarms (`help me` is the SOS button, answered `**,imei:<imei>,E;` to stop its repeats).
+ * The type field names alarms (`help me` is the SOS button, answered `**,imei:<imei>,E;` to stop its repeats),
+ * and answers to commands: the command letter and `t` (`jt` after J, `kt` after K), or `f` when the
+ * device refused it (`lf`: arming refused while the ignition is on).
  */
 export function decodeGps103(frame: Uint8Array, session: DecoderSession): DecodedFrame {
   let text = Buffer.from(frame).toString('latin1').replace(/[\r\n]+$/, '');
@@ -45,7 +48,7 @@ export function decodeGps103(frame: Uint8Array, session: DecoderSession): Decode
   identified(session, id!, result);
 
   const body = text.replace(/;$/, '');
-  if (type === 'vr') return result;
+  if (type === 'vr') return decodePhotoChunk(body.slice(header[0].length + 1), session, result);
   if (type === 'OBD') {
     const report = decodeObd(body);
     if (report) result.reports = [report];
@@ -57,11 +60,16 @@ export function decodeGps103(frame: Uint8Array, session: DecoderSession): Decode
     return result;
   }
   if (type === 'help me') result.reply = latin1(`**,imei:${id},E;`);
+  if (COMMAND_ANSWER.test(type!)) result.answer = { text: type! };
+  startPhoto(type!, session);
   const decoded = decodeRegular(body.split(','));
   if (decoded && 'fixTime' in decoded) result.positions.push(decoded);
   else if (decoded) result.reports = [decoded];
   return result;
 }
+
+/** A command's answer: its letter in lower case and `t` (done) or `f` (refused). */
+const COMMAND_ANSWER = /^[a-z][tf]$/;
 
 function identified(session: DecoderSession, id: string, result: DecodedFrame): DecodedFrame {
   if (id.length > MAX_ID_LENGTH) throw new MalformedFrameError(`GPS103 device id of ${id.length} digits, more than the ${MAX_ID_LENGTH} allowed`);

@@ -19,7 +19,8 @@ const ALARMS: Record<string, string> = {
 
 /**
  * What the type field says: an alarm, an ignition change, a temperature (`T:+28.0`), a fuel level
- * (`oil 51.67`), a driver's tag (`rfid`, the tag in the next-but-one field), or, for any other type
+ * (`oil 51.67`), a driver's tag (`rfid`, the tag in the next-but-one field), a command's answer
+ * (`jt`, kept as `result`), or, for any other type
  * than the periodic `tracker`, the type itself as `event`.
  */
 export function typeAttributes(type: string, rfid: string): Record<string, AttributeValue> {
@@ -36,6 +37,9 @@ export function typeAttributes(type: string, rfid: string): Record<string, Attri
     if (/^\d+(\.\d+)?$/.test(level)) attributes.fuelLevel = Number(level);
   } else if (type === 'rfid') {
     if (rfid) attributes.driverUniqueId = rfid;
+  } else if (/^[a-z][tf]$/.test(type)) {
+    // A command's answer (`jt`, `kt`, `lf`…): the result, as other protocols keep answers.
+    attributes.result = type;
   } else if (!alarm && type !== 'tracker' && type !== '' && !/^vt\d+$/.test(type)) attributes.event = type;
   return attributes;
 }
