@@ -1,0 +1,4 @@
+import { fuzzSuite } from '../../conformance/protocol-suites.ts';
+import { suntech } from './suntech.ts';
+
+fuzzSuite(suntech, { seed: 0x53540a, mutationsPerSample: 200 });
