@@ -320,6 +320,11 @@ function bit(mask: number, n: number): boolean {
   return Math.floor(mask / 2 ** n) % 2 === 1;
 }
 
+/** Input and output states: eight 0/1 characters, input 1 (ignition) last; older firmwares send a number. */
+function ioState(value: string, field: string): number {
+  return /^[01]{8}$/.test(value) ? parseInt(value, 2) : int(value, field);
+}
+
 function decodeUniversal(values: string[], session: DecoderSession): DecodedFrame {
   const type = values[0]!;
   const id = values[1];
@@ -365,11 +370,11 @@ function decodeUniversal(values: string[], session: DecoderSession): DecodedFram
   if (bit(mask, 15)) fix.satellites = int(f.next('satellites'), 'satellites');
   if (bit(mask, 16)) fix.valid = f.next('fix') === '1';
   if (bit(mask, 17)) {
-    const input = int(f.next('input'), 'input');
+    const input = ioState(f.next('input'), 'input');
     fix.attributes.input = input;
     fix.attributes.ignition = input % 2 === 1;
   }
-  if (bit(mask, 18)) fix.attributes.output = int(f.next('output'), 'output');
+  if (bit(mask, 18)) fix.attributes.output = ioState(f.next('output'), 'output');
   if (type === 'UEX') {
     extendedData(f, fix.attributes);
     return emit(session, id, fix);
