@@ -199,6 +199,9 @@ export function decodeWatch(frame: Uint8Array, session: DecoderSession): Decoded
     if (type === 'LK') reply('LK');
     const attributes = h.body.length > 0 ? healthReport(type, latin1.decode(h.body).split(',')) : undefined;
     if (attributes) out.reports = [{ attributes }];
+  } else if (type === 'CONFIG') {
+    // The watch's own settings, sent unasked after connecting: kept, but no answer to a command.
+    out.reports = [{ attributes: { config: latin1.decode(h.body) } }];
   } else {
     // Anything else is the watch's answer to a command (`CR`, `SOS,...`, `UPLOAD,600`): its content.
     const text = h.content;
