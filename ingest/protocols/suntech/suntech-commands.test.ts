@@ -32,6 +32,7 @@ describe('suntech commands', () => {
     expect(decode('RES;4309999001;04;02;TEST')).toMatchObject({ deviceId: '4309999001', positions: [], answer: { text: '04;02;TEST' } });
     expect(decode('RES;4309999001;04;02;TEST').reports).toEqual([{ attributes: { result: '04;02;TEST' } }]);
     expect(decode('ST300CMD;205174410;02;Enable1').answer).toEqual({ text: '02;Enable1' });
+    expect(decode('ST300CMD;Res;205174410;02;Enable1')).toMatchObject({ deviceId: '205174410', answer: { text: '02;Enable1' } });
     expect(decode('ST300STT;100850000;01;010;20081017;07:41:56;00100;+37.478519;+126.886819;000.012;000.00;9;1;0;15.30;001100;1;0').answer).toBeUndefined();
   });
 

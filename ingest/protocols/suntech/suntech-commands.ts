@@ -13,7 +13,7 @@ function deviceId(id: string): string {
  * - `engine_stop`: `Enable1`, output 1 (the immobiliser relay) on;
  * - `engine_resume`: `Disable1`, output 1 off;
  * - `custom`: the whole message without its `\r`, e.g. `SA200GTR;<id>;02;` or universal `CMD;<id>;04;01`.
- * The device answers with a CMD echo or, universal firmwares, `RES;<id>;…`, read back as the answer.
+ * The device answers `ST300CMD;Res;<id>;02;Enable1` (or, universal firmwares, `RES;<id>;…`), read back as the answer.
  */
 export const suntechCommands: CommandEncoder = {
   protocol: 'suntech',

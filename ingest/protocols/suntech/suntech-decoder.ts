@@ -105,6 +105,8 @@ function decodeLegacy(values: string[], session: DecoderSession): DecodedFrame {
   const type = prefix.slice(5);
   const id = values[1];
   if (type === 'ALV') return identified(session, id, []);
+  // A command's response repeats its header with `Res` before the id: `ST300CMD;Res;<id>;<version>;<action>`.
+  if (values[1] === 'Res') return commandAnswer(values.slice(3).join(';'), session, values[2]);
   if (type === 'CMD' || type === 'RES') return commandAnswer(values.slice(2).join(';'), session, id);
   if (!LEGACY_TYPES.has(type)) return identified(session, id, []);
   const f = new Fields(values, 2);
@@ -328,7 +330,9 @@ function ioState(value: string, field: string): number {
 function decodeUniversal(values: string[], session: DecoderSession): DecodedFrame {
   const type = values[0]!;
   const id = values[1];
-  if (type === 'ALV') return { ...identified(session, id, []), reply: Buffer.from(`ACK;${id}\r`, 'latin1') };
+  // Suntech's manuals: the server ACKs reports only over UDP (UDP_ACK), and never the keep-alive; over
+  // TCP nothing is answered.
+  if (type === 'ALV') return identified(session, id, []);
   if (type === 'RES' || type === 'CMD') return commandAnswer(values.slice(2).join(';'), session, id);
   if (type !== 'STT' && type !== 'ALT' && type !== 'BLE' && type !== 'UEX' && type !== 'EVT' && type !== 'EMG') return identified(session, id, []);
   const f = new Fields(values, 2);
@@ -473,7 +477,10 @@ function decodeBinary(frame: Uint8Array, session: DecoderSession): DecodedFrame 
 
 // ---------------------------------------------------------------- command answers
 
-/** `RES;<id>;<command>;<sub>;<text>` (universal) or an echoed `…CMD;<id>;02;Enable1` (legacy). */
+/**
+ * `RES;<id>;<command>;<sub>;<text>` (universal), `ST300CMD;Res;<id>;<version>;<action>` (legacy
+ * response) or an echoed `…CMD;<id>;02;Enable1`: the text after the id is the answer.
+ */
 function commandAnswer(text: string, session: DecoderSession, id: string | undefined): DecodedFrame {
   const answer: CommandAnswer = { text };
   return { ...identified(session, id, [], [{ attributes: { result: text } }]), answer };
