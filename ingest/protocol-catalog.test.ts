@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { commandEncoder, TRACKER_PROTOCOLS, unsupportedReason } from './protocol-catalog.ts';
 import { COMMAND_TYPES } from '../domain/commands/command-catalog.ts';
 
+/**
+ * Protocols with no engine control of their own: Wialon IPS carries only text messages to the device
+ * (`#M#…`), whose meaning each firmware defines; Watch trackers are personal devices with no relay.
+ */
+const NO_ENGINE_CONTROL = new Set(['wialon', 'watch']);
+
 describe('command encoders', () => {
-  it('exist for every TCP tracker protocol, each able to cut and restore the engine and send custom text', () => {
+  it('exist for every TCP tracker protocol, each able to send custom text and, where the protocol has it, cut and restore the engine', () => {
     for (const { protocol } of TRACKER_PROTOCOLS) {
       const encoder = protocol.commands;
       expect(encoder, protocol.name).toBeDefined();
       expect(commandEncoder(protocol.name), protocol.name).toBe(encoder);
       expect(encoder!.protocol, protocol.name).toBe(protocol.name);
-      for (const type of ['engine_stop', 'engine_resume', 'custom'] as const) expect(encoder!.types, `${protocol.name} ${type}`).toContain(type);
+      const types = NO_ENGINE_CONTROL.has(protocol.name) ? (['custom'] as const) : (['engine_stop', 'engine_resume', 'custom'] as const);
+      for (const type of types) expect(encoder!.types, `${protocol.name} ${type}`).toContain(type);
       for (const type of encoder!.types) expect(COMMAND_TYPES).toContain(type);
     }
   });

@@ -1,11 +1,16 @@
 import type { CommandEncoder, CommandType } from '../domain/commands/command-catalog.ts';
 import type { Protocol } from './protocol.ts';
 import { gl200 } from './protocols/gl200/gl200.ts';
+import { gps103 } from './protocols/gps103/gps103.ts';
 import { gt06 } from './protocols/gt06/gt06.ts';
 import { h02 } from './protocols/h02/h02.ts';
 import { meitrack } from './protocols/meitrack/meitrack.ts';
+import { ruptela } from './protocols/ruptela/ruptela.ts';
+import { suntech } from './protocols/suntech/suntech.ts';
 import { teltonika } from './protocols/teltonika/teltonika.ts';
 import { tk103 } from './protocols/tk103/tk103.ts';
+import { watch } from './protocols/watch/watch.ts';
+import { wialon } from './protocols/wialon/wialon.ts';
 
 /**
  * Every tracker protocol served over TCP, with the variable that moves (or, with 0, disables) its port.
@@ -18,6 +23,11 @@ export const TRACKER_PROTOCOLS: ReadonlyArray<{ protocol: Protocol; portVariable
   { protocol: gl200, portVariable: 'GL200_PORT' },
   { protocol: meitrack, portVariable: 'MEITRACK_PORT' },
   { protocol: tk103, portVariable: 'TK103_PORT' },
+  { protocol: gps103, portVariable: 'GPS103_PORT' },
+  { protocol: wialon, portVariable: 'WIALON_PORT' },
+  { protocol: suntech, portVariable: 'SUNTECH_PORT' },
+  { protocol: ruptela, portVariable: 'RUPTELA_PORT' },
+  { protocol: watch, portVariable: 'WATCH_PORT' },
 ];
 
 const BY_NAME: ReadonlyMap<string, Protocol> = new Map(TRACKER_PROTOCOLS.map(({ protocol }) => [protocol.name, protocol]));
