@@ -1,5 +1,6 @@
 import { DEFAULT_MEDIA_MAX_BYTES, type DecodedFrame, type DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import { joinBytes } from '../../codec/join-bytes.ts';
 
 /**
  * Camera pictures (the answer to command 160, or an event picture): the device first sends a report
@@ -30,16 +31,6 @@ export function startPhoto(type: string, session: DecoderSession): void {
   else delete session.options[KEY];
 }
 
-function joined(chunks: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 /** One `vr` chunk (its hex after `vr,`, without the `;`). */
 export function decodePhotoChunk(hex: string, session: DecoderSession, result: DecodedFrame): DecodedFrame {
   if (hex.length % 2 !== 0 || !/^[0-9A-Fa-f]*$/.test(hex)) throw new MalformedFrameError('GPS103 picture chunk is not hexadecimal');
@@ -65,5 +56,5 @@ export function decodePhotoChunk(hex: string, session: DecoderSession, result: D
   photo.next = index + 1;
   if (photo.next < photo.total) return result;
   delete session.options[KEY];
-  return { ...result, media: { bytes: joined(photo.chunks, photo.bytes), contentType: 'image/jpeg' } };
+  return { ...result, media: { bytes: joinBytes(photo.chunks, photo.bytes), contentType: 'image/jpeg' } };
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_MEDIA_MAX_BYTES, type DecodedFrame, type DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
+import { joinBytes } from '../../codec/join-bytes.ts';
 
 /**
  * D00 photo transfer: `D00,<file name>,<chunk count>,<chunk index>,<jpeg bytes>`. The server asks
@@ -43,16 +44,6 @@ export function photoNameTime(file: string): Date | undefined {
   return time.getUTCMonth() === month - 1 && time.getUTCDate() === day && hour < 24 && minute < 60 && second < 60 ? time : undefined;
 }
 
-function joined(chunks: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 export function decodePhotoChunk(
   frame: Uint8Array,
   body: number,
@@ -94,7 +85,7 @@ export function decodePhotoChunk(
     return {
       deviceId: imei,
       positions: [],
-      media: { bytes: joined(photo.chunks, photo.bytes), contentType: 'image/jpeg', fileName: photo.file, ...(time ? { time } : {}) },
+      media: { bytes: joinBytes(photo.chunks, photo.bytes), contentType: 'image/jpeg', fileName: photo.file, ...(time ? { time } : {}) },
     };
   }
   session.options.meitrackPhoto = photo;

@@ -1,6 +1,7 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
 import { DEFAULT_MEDIA_MAX_BYTES, type DecodedMedia, type DecoderSession } from '../../protocol.ts';
 import { encodeCodec12 } from './teltonika-encoder.ts';
+import { joinBytes } from '../../codec/join-bytes.ts';
 
 /**
  * Pictures from a camera on a Teltonika tracker, over Codec 12 messages of type 0x0D. The tracker
@@ -54,16 +55,6 @@ function ask(transfer: CameraTransfer): Uint8Array {
   return cameraRequest(transfer.id, transfer.received, transfer.asked);
 }
 
-function joined(pieces: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 const idText = (id: number) => id.toString(16).padStart(8, '0');
 
 /** One camera message (the body of a type 0x0D Codec 12 message) read against the session's transfer. */
@@ -103,5 +94,5 @@ export function readCameraMessage(body: Uint8Array, session: DecoderSession): Ca
   const complete = transfer.size === undefined ? data.length < transfer.asked : transfer.received >= transfer.size;
   if (!complete) return { reply: ask(transfer) };
   delete session.options.teltonikaPicture;
-  return { media: { bytes: joined(transfer.pieces, transfer.received), contentType: 'image/jpeg', fileName: `picture_${idText(id)}.jpg` } };
+  return { media: { bytes: joinBytes(transfer.pieces, transfer.received), contentType: 'image/jpeg', fileName: `picture_${idText(id)}.jpg` } };
 }
