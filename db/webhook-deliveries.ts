@@ -294,9 +294,11 @@ export async function finishAttempt(db: Db, a: AttemptRecord): Promise<{ disable
  * Pending deliveries of enabled webhooks due within `withinMs` and free by then, each with the time it
  * may be tried: what the queue must hold. A claim that runs out within `withinMs` (its process died
  * mid-request: a live one clears its claims when it records the answer) counts as free from a second
- * after it ends, so the delivery is taken up then rather than a whole sweep later. At most
- * `perAccount` of each account, taken in turn, so one account's backlog cannot fill `limit`; the
- * rest of a backlog is claimed by claimDueDeliveries as room frees up.
+ * after it ends, so the delivery is taken up then rather than a whole sweep later. Of what is due
+ * already, at most `perAccount` of each account, so one account's backlog cannot fill `limit`; the
+ * rest of a backlog is claimed by claimDueDeliveries as room frees up. What falls due later in the
+ * window always gets its timed job: a refill running before then finds it not yet due, and it would
+ * otherwise wait a whole sweep. Accounts are taken in turn, so no account's retries fill `limit`.
  */
 export async function dueDeliveries(
   db: Db,
@@ -312,7 +314,7 @@ export async function dueDeliveries(
       WHERE d.status = 'pending' AND d.next_attempt_at <= now() + ${withinMs}::float8 * interval '1 millisecond'
         AND (d.claimed_until IS NULL OR d.claimed_until < now() + ${withinMs}::float8 * interval '1 millisecond')
     ) due
-    WHERE turn <= ${perAccount}
+    WHERE turn <= ${perAccount} OR next_attempt_at > now()
     ORDER BY turn, next_attempt_at LIMIT ${limit}
   `.execute(db);
   return rows.map((r) => ({ id: r.id, attempts: r.attempts, nextAttemptAt: r.next_attempt_at }));

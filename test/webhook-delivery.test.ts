@@ -375,6 +375,32 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('sends a delivery whose dead claim runs out behind a backlog of its own account, not a sweep later', async () => {
+    const busy = await receiver((_, __, res) => res.writeHead(204).end(), () => [busyHook.secret]);
+    const busyHook = await webhook(busy.url, ['vehicle.overspeed']);
+    const r = await receiver((_, __, res) => res.writeHead(200).end(), () => [hook.secret]);
+    const hook = await webhook(r.url, ['vehicle.ignition.on']);
+    try {
+      await delivery.close();
+      // More due for one webhook than a process holds for the account: the sweep leaves the rest to the refill.
+      for (let i = 0; i < 20; i++) await logEvent({ type: 'vehicle.overspeed' });
+      const id = await logEvent({ type: 'vehicle.ignition.on' });
+      await fanOutEvents(database.db, 1_000, 60_000);
+      await database.db.updateTable('webhook_deliveries').set({ claimed_until: null }).where('webhook_id', '=', busyHook.id).execute();
+      // The account's other webhook had its delivery claimed by a process that died; the claim ends after the backlog is gone.
+      await database.db.updateTable('webhook_deliveries').set({ claimed_until: sql<Date>`now() + interval '3 seconds'` }).where('webhook_id', '=', hook.id).execute();
+      delivery = await startWebhookDelivery(database, queues, silentLogger, { ...SETTINGS, sweepMs: 60_000 });
+      await until(() => busy.received.length === 20, 10_000);
+      await until(() => r.received.length === 1, 10_000);
+      expect(r.received[0]).toMatchObject({ id, verified: true });
+    } finally {
+      await r.close();
+      await busy.close();
+      await delivery.close();
+      delivery = await startWebhookDelivery(database, queues, silentLogger, SETTINGS);
+    }
+  });
+
   it('loses no delivery when the process restarts in the middle of a retry schedule', async () => {
     const r = await receiver((n, _, res) => res.writeHead(n === 1 ? 500 : 200).end(), () => [hook.secret]);
     const hook = await webhook(r.url, ['vehicle.overspeed']);
