@@ -66,7 +66,7 @@ describe('gps103 decoder', () => {
     expect(obd.reports).toEqual([
       {
         time: new Date('2018-03-01T09:40:03Z'),
-        attributes: { obdOdometer: 5000000, fuelConsumption: 0, engineHours: 98, obdSpeed: 18, engineLoad: 68.63, coolantTemp: 55, throttle: 25.1, rpm: 1368, battery: 14.24 },
+        attributes: { obdOdometer: 5000000, fuelConsumption: 0, engineHours: 98, obdSpeed: 18, engineLoad: 68.63, coolantTemp: 55, throttle: 25.1, rpm: 1368, power: 14.24 },
       },
     ]);
   });

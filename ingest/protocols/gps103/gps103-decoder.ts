@@ -154,7 +154,8 @@ function fixTime(local: string, g: Record<string, string | undefined>): Date | u
 
 /**
  * `imei:<imei>,OBD,<yymmddhhmmss>,odometer,instant fuel,average fuel,engine hours,speed km/h,load %,
- * coolant °C,throttle %,rpm,battery V,DTCs…`: vehicle data without a fix.
+ * coolant °C,throttle %,rpm,battery V,DTCs…`: vehicle data without a fix. The battery read over
+ * OBD is the vehicle's own (12–14 V while running): the tracker's supply, so `power`, not its backup.
  */
 const OBD =
   /^imei:\d+,OBD,(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d),(\d+)?,(\d+\.\d+)?,(\d+\.\d+)?,(\d+)?,(\d+),(\d+\.?\d*)%,(?:([-+]?\d+)|[-+]?),(\d+\.?\d*)%,(\d+),(\d+\.\d+),([^;]*)/;
@@ -173,7 +174,7 @@ function decodeObd(text: string): DecodedReport | undefined {
   if (m[13] !== undefined) attributes.coolantTemp = Number(m[13]);
   attributes.throttle = Number(m[14]);
   attributes.rpm = Number(m[15]);
-  attributes.battery = Number(m[16]);
+  attributes.power = Number(m[16]);
   const dtcs = m[17]!.replace(/,/g, ' ').trim();
   if (dtcs) attributes.dtcs = dtcs;
   const time = utcTime(2000 + year, month, day, hour, minute, second);
