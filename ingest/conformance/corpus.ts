@@ -169,9 +169,14 @@ export interface ReplayFailure {
  * Replays every enabled sample of `protocol` the way the corpus prescribes (per test method, in
  * order, one session each; decoder_state applied as it appears) and returns what did not match.
  */
-export function replayCorpus(protocol: Protocol, applyState?: (session: ReturnType<typeof newSession>, state: Record<string, unknown>) => void): ReplayFailure[] {
+export function replayCorpus(
+  protocol: Protocol,
+  applyState?: (session: ReturnType<typeof newSession>, state: Record<string, unknown>) => void,
+  /** The corpus's name for the samples, when it files them apart from the protocol (gl200's binary reports as `gl200bin`). */
+  corpusName = protocol.name,
+): ReplayFailure[] {
   const failures: ReplayFailure[] = [];
-  for (const group of sampleGroups(corpusSamples(protocol.name).filter((s) => !s.disabled))) {
+  for (const group of sampleGroups(corpusSamples(corpusName).filter((s) => !s.disabled))) {
     const session = newSession();
     for (const sample of group) {
       if (sample.decoder_state && applyState) applyState(session, sample.decoder_state);

@@ -15,9 +15,11 @@ export function conformanceSuite(
   protocol: Protocol,
   known: KnownDeviation[],
   applyState?: (session: DecoderSession, state: Record<string, unknown>) => void,
+  /** The corpus's name for the samples, when not the protocol's (see replayCorpus). */
+  corpusName = protocol.name,
 ): void {
-  describe(`${protocol.name} conformance corpus`, () => {
-    const failures = replayCorpus(protocol, applyState);
+  describe(`${corpusName} conformance corpus`, () => {
+    const failures = replayCorpus(protocol, applyState, corpusName);
     const knownKeys = new Set(known.map(key));
 
     it('reads every sample as the corpus expects, apart from the listed deviations', () => {
@@ -67,11 +69,21 @@ function escapes(protocol: Protocol, input: Uint8Array, session: DecoderSession)
  * The fuzz test of one protocol: seeded mutations of every corpus sample through the framer and the
  * decoder must never throw anything but MalformedFrameError, and the framer must always move on.
  */
-export function fuzzSuite(protocol: Protocol, options: { seed: number; mutationsPerSample: number; prepare?: (session: DecoderSession) => void }): void {
-  describe(`${protocol.name} under mutated input`, () => {
+export function fuzzSuite(
+  protocol: Protocol,
+  options: {
+    seed: number;
+    mutationsPerSample: number;
+    prepare?: (session: DecoderSession) => void;
+    /** The corpus's name for the samples, when not the protocol's (see replayCorpus). */
+    corpusName?: string;
+  },
+): void {
+  const corpusName = options.corpusName ?? protocol.name;
+  describe(`${corpusName} under mutated input`, () => {
     it(`survives ${options.mutationsPerSample} seeded mutations of every corpus sample`, () => {
       const found: string[] = [];
-      for (const [index, sample] of corpusSamples(protocol.name).entries()) {
+      for (const [index, sample] of corpusSamples(corpusName).entries()) {
         const random = seededRandom(options.seed + index);
         const original = sampleBytes(sample);
         for (let i = 0; i < options.mutationsPerSample && found.length < 5; i++) {

@@ -22,16 +22,21 @@ const IGNITION: Record<string, boolean> = { IGN: true, VGN: true, IGF: false, VG
 
 const PERCENT = /^\d{1,3}$/;
 
-export function typeAttributes(msg: Gl200Message, fixes: Gl200Fix[], a: Attributes): void {
-  const alarm = TYPE_ALARMS[msg.type];
+/** The alarm or ignition change a report type stands for (`BPL`, `IGN`, ...), shared with the binary reports. */
+export function namedTypeAttributes(type: string, a: Attributes): void {
+  const alarm = TYPE_ALARMS[type];
   if (alarm) a.alarm = alarm;
+  const ignition = IGNITION[type];
+  if (ignition !== undefined) a.ignition = ignition;
+}
+
+export function typeAttributes(msg: Gl200Message, fixes: Gl200Fix[], a: Attributes): void {
+  namedTypeAttributes(msg.type, a);
   const first = fixes[0];
   if (msg.type === 'HBM' && first) {
     const harsh = HARSH[(msg.fields[first.at - 8] ?? '').slice(-1)];
     if (harsh) a.alarm = harsh;
   }
-  const ignition = IGNITION[msg.type];
-  if (ignition !== undefined) a.ignition = ignition;
   if (msg.type === 'CTN' && first) setPercent(msg.fields[first.at - 7], a);
   if (msg.type === 'DAR') {
     const warning = num(msg.fields[msg.body + 1]);

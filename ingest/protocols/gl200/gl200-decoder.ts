@@ -1,4 +1,6 @@
 import type { AttributeValue, DecodedFrame, DecodedReport, DecoderSession } from '../../protocol.ts';
+import { decodeGl200Binary } from './gl200-binary-decoder.ts';
+import { gl200FrameForm } from './gl200-binary-framer.ts';
 import { readCanData } from './gl200-can.ts';
 import { eriAttributes, tailAttributes, typeAttributes } from './gl200-attributes.ts';
 import { gl200Radio, infAttributes } from './gl200-info.ts';
@@ -49,6 +51,8 @@ function messageAttributes(msg: Gl200Message, fixes: ReturnType<typeof findFixes
 }
 
 export function decodeGl200(frame: Uint8Array, session: DecoderSession): DecodedFrame {
+  // Binary reports share the port; the framer has cut them whole, so their header decides.
+  if (frame[0] === 0x2b && gl200FrameForm(frame) === 'binary') return decodeGl200Binary(frame, session);
   const msg = parseGl200Message(latin1.decode(frame));
   session.deviceId = msg.imei;
   if (msg.kind === 'ACK') return msg.type === 'HBD' ? heartbeat(msg) : acknowledgement(msg);
