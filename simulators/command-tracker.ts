@@ -46,6 +46,10 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
         const login = dialect.readLoginAnswer(received);
         if (!login) return;
         received = received.subarray(login.consumed);
+        if (login.accepted && login.send) {
+          socket.write(login.send);
+          continue;
+        }
         const done = loggedIn;
         loggedIn = undefined;
         done(login.accepted);
@@ -89,7 +93,7 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
           resolve();
         }),
       );
-      socket.write(dialect.packet([{ time: new Date(), latitude: 19.43, longitude: -99.13, speedKmh: 0, heading: 90, satellites: 9, ignition: true, ...fix }]));
+      socket.write(dialect.packet([{ time: new Date(), latitude: 19.43, longitude: -99.13, speedKmh: 0, heading: 90, satellites: 9, ignition: true, ...fix }], imei));
       await within(acked, 10_000);
       if (!acknowledged) throw new Error(`tracker ${imei}: fix not acknowledged`);
     },
@@ -101,7 +105,7 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
       return commands.shift();
     },
     answer(command, text) {
-      socket.write(dialect.answer(command, text ?? dialect.obey(command, { out1: false, out2: false }).answer));
+      socket.write(dialect.answer(command, text ?? dialect.obey(command, { out1: false, out2: false }).answer, imei));
     },
     get waiting() {
       return commands.length;

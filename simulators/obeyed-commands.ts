@@ -40,3 +40,15 @@ export function obeyGt06(text: string, outputs: Outputs): Obeyed {
   if (command === 'RELAY,0#' || /^HFYD,\d{6}#$/.test(command)) return { outputs: { ...outputs, out1: false }, answer: 'Restore fuel supply: Success!' };
   return { outputs, answer: 'Unknown command' };
 }
+
+/**
+ * As a Coban TK103A/B obeys the server's codes: J cuts the fuel/power line (out1) and K restores it,
+ * each confirmed by the letter and `t` (`jt`, `kt`) as a report's type. Other codes get no answer here
+ * (an empty text): the device acts on them (B: a position now) or ignores them without a word.
+ */
+export function obeyGps103(code: string, outputs: Outputs): Obeyed {
+  const command = code.trim().toUpperCase();
+  if (command === 'J') return { outputs: { ...outputs, out1: true }, answer: 'jt' };
+  if (command === 'K') return { outputs: { ...outputs, out1: false }, answer: 'kt' };
+  return { outputs, answer: '' };
+}

@@ -3,7 +3,8 @@ import { readTeltonikaServerMessage, teltonikaCodec8, teltonikaLogin, teltonikaR
 import {
   gt06BatteryHeartbeat, gt06CommandAnswer, gt06Location, gt06Login, gt06NetworkTechnology, readGt06Answer, readGt06ServerMessage,
 } from './gt06-packets.ts';
-import { obeyGt06, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
+import { gps103Answer, gps103Heartbeat, gps103Login, gps103Reports, readGps103ServerMessage } from './gps103-packets.ts';
+import { obeyGps103, obeyGt06, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
 
 /** A command as the device read it off the wire. */
 export interface ReceivedCommand {
@@ -12,7 +13,10 @@ export interface ReceivedCommand {
   serverFlag?: number;
 }
 
-/** A server message after login: an acknowledgement of records (0 for a status message's), or a command. */
+/**
+ * A server message after login: an acknowledgement of records (0 for a status message's, Infinity for
+ * every record in flight), or a command.
+ */
 export type ServerMessage = { consumed: number } & ({ kind: 'ack'; records: number } | { kind: 'command'; command: ReceivedCommand });
 
 /** How a simulated tracker of one protocol logs in, packs its fixes, reads the server and obeys its commands. */
@@ -22,20 +26,34 @@ export interface TrackerDialect {
   /** The protocol's time resolution: two fixes closer than this would carry the same time. */
   timeResolutionMs: number;
   login(imei: string): Uint8Array;
-  /** The login answer at the start of `received`, or undefined while incomplete. */
-  readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean } | undefined;
-  packet(fixes: SimulatedFix[]): Uint8Array;
+  /**
+   * The login answer at the start of `received`, or undefined while incomplete. With `send`, the login
+   * goes on (JT/T 808: registered, now authenticate with the code the server gave): those bytes go
+   * out and the next login answer is read.
+   */
+  readLoginAnswer(received: Uint8Array): { consumed: number; accepted: boolean; send?: Uint8Array } | undefined;
+  /**
+   * The fixes as one upload. `imei` is the device's: protocols that name the device in every message
+   * (GPS103, JT/T 808) need it, so the trackers always pass it; those that name it only at login ignore it.
+   */
+  packet(fixes: SimulatedFix[], imei?: string): Uint8Array;
   /**
    * What the device reports of itself apart from its fixes (its radio, its battery), as of `fix`; sent
    * after each login and then now and then. Undefined for protocols whose fixes carry all of it.
    */
-  status?(fix: SimulatedFix): Uint8Array;
+  status?(fix: SimulatedFix, imei?: string): Uint8Array;
   /** The server message at the start of `received`, or undefined while incomplete. */
   readServerMessage(received: Uint8Array): ServerMessage | undefined;
   /** What the device does with a command: its outputs afterwards and its answer text. */
   obey(command: ReceivedCommand, outputs: Outputs): Obeyed;
-  /** The answer frame carrying `text` for `command`. */
-  answer(command: ReceivedCommand, text: string): Uint8Array;
+  /** The answer frame carrying `text` for `command` (empty for an answer the device does not give). */
+  answer(command: ReceivedCommand, text: string, imei?: string): Uint8Array;
+}
+
+/** The device's IMEI, which a protocol naming the device in every message cannot do without. */
+function named(protocol: string, imei: string | undefined): string {
+  if (imei === undefined) throw new Error(`${protocol} messages name their device: pass the tracker's IMEI`);
+  return imei;
 }
 
 export const teltonikaDialect: TrackerDialect = {
@@ -83,4 +101,40 @@ export const gt06Dialect: TrackerDialect = {
   },
   obey: (command, outputs) => obeyGt06(command.text, outputs),
   answer: (command, text) => gt06CommandAnswer(command.serverFlag ?? 0, text, gt06Serial++ & 0xffff),
+};
+
+const LOAD = Buffer.from('LOAD', 'latin1');
+
+/**
+ * GPS103 (Coban TK103A/B) text lines. The protocol acknowledges no report, so each upload (report
+ * lines, up to 10 as a device empties its memory) is followed by a heartbeat, and the heartbeat's `ON`
+ * acknowledges every line before it: the server handles a connection's lines in order and answers
+ * one only once those before it are stored (ingest/frame-pump.ts, handle-tracker-frame.ts), so `ON`
+ * means stored, and a tracker that lost its connection before `ON` sends those lines again (the
+ * store ignores a fix it already has). Against a server that answered `ON` on arrival it would only
+ * mean received.
+ */
+export const gps103Dialect: TrackerDialect = {
+  protocol: 'gps103',
+  maxRecordsPerPacket: 10,
+  // The fix time is read to the second (the UTC field's milliseconds are not kept).
+  timeResolutionMs: 1000,
+  login: gps103Login,
+  readLoginAnswer: (r) => {
+    const length = Math.min(r.length, LOAD.length);
+    if (!LOAD.subarray(0, length).equals(r.subarray(0, length))) return { consumed: 0, accepted: false };
+    return length < LOAD.length ? undefined : { consumed: LOAD.length, accepted: true };
+  },
+  packet: (fixes, imei) => {
+    const device = named('gps103', imei);
+    return Buffer.concat([gps103Reports(device, fixes), gps103Heartbeat(device)]);
+  },
+  readServerMessage: (r) => {
+    const message = readGps103ServerMessage(r);
+    if (!message) return undefined;
+    if (message.kind === 'command') return { kind: 'command', consumed: message.consumed, command: { text: message.code } };
+    return { kind: 'ack', consumed: message.consumed, records: message.kind === 'on' ? Number.POSITIVE_INFINITY : 0 };
+  },
+  obey: (command, outputs) => obeyGps103(command.text, outputs),
+  answer: (_command, text, imei) => (text === '' ? new Uint8Array(0) : gps103Answer(named('gps103', imei), text, new Date())),
 };

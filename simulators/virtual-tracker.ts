@@ -111,6 +111,10 @@ export class VirtualTracker {
           this.socket?.destroy();
           return;
         }
+        if (answer.send) {
+          this.socket?.write(answer.send);
+          continue;
+        }
         this.state = 'ready';
         this.packetsSinceStatus = Number.POSITIVE_INFINITY;
         this.send();
@@ -139,7 +143,7 @@ export class VirtualTracker {
     const obeyed = this.dialect.obey(command, this.outputs ?? { out1: false, out2: false });
     this.outputs = obeyed.outputs;
     this.stats.commands++;
-    this.socket?.write(this.dialect.answer(command, obeyed.answer));
+    this.socket?.write(this.dialect.answer(command, obeyed.answer, this.imei));
   }
 
   private send(): void {
@@ -148,11 +152,11 @@ export class VirtualTracker {
     this.inFlight = batch.length;
     this.sentAt = performance.now();
     if (this.dialect.status && this.packetsSinceStatus >= STATUS_EVERY_PACKETS) {
-      this.socket.write(this.dialect.status(batch[batch.length - 1]!));
+      this.socket.write(this.dialect.status(batch[batch.length - 1]!, this.imei));
       this.packetsSinceStatus = 0;
     }
     this.packetsSinceStatus++;
-    this.socket.write(this.dialect.packet(batch));
+    this.socket.write(this.dialect.packet(batch, this.imei));
   }
 
   /** Stops reporting; waits up to `graceMs` for what is buffered to be acknowledged, then hangs up. */
