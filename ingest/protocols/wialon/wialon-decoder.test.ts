@@ -113,6 +113,21 @@ describe('wialon decoder', () => {
     expect(reply(decodeWialon(bytes(`#B#${a}|${b}|0000`), loggedIn()))).toBe('#AB#0\r\n');
   });
 
+  it('checks a 2.0 checksum over the UTF-8 bytes the device sent, Cyrillic parameter names included', () => {
+    // The device sums what it sends: `Батарея` is 14 bytes of UTF-8, not 7 characters.
+    const record = '080914;073235;5027.50625;N;03026.19321;E;0.700;0.000;NA;4;NA;NA;NA;;NA;Батарея:3:100 %|';
+    const sent = Buffer.from(record, 'utf8');
+    const crc = crc16(sent.toString('latin1')).toString(16).toUpperCase().padStart(4, '0');
+    const out = decodeWialon(Buffer.concat([Buffer.from('#B#'), sent, Buffer.from(crc)]), loggedIn());
+    expect(reply(out)).toBe('#AB#1\r\n');
+    expect(out.positions[0]!.attributes['батарея']).toBe('100 %');
+    // A single-byte code page (Windows-1251 here) is summed as those bytes.
+    const cp1251 = Buffer.concat([Buffer.from('#D#220323;114150;2234.80479;N;11354.87786;E;0;NA;59;11;NA;NA;NA;;NA;'), Buffer.from([0xc1, 0xe0, 0xf2]), Buffer.from(':1:94;')]);
+    const covered = cp1251.subarray(3).toString('latin1');
+    const withSum = Buffer.concat([cp1251, Buffer.from(crc16(covered).toString(16).toUpperCase().padStart(4, '0'))]);
+    expect(reply(decodeWialon(withSum, loggedIn()))).toBe('#AD#1\r\n');
+  });
+
   it('takes the device from a UDP-style prefix, with or without 2.0;', () => {
     const session = newSession();
     expect(decodeWialon(bytes('99999999#SD#270413;205601;5544.6025;N;03739.6834;E;1;2;3;4'), session).deviceId).toBe('99999999');

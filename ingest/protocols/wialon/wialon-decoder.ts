@@ -1,6 +1,6 @@
 import type { DecodedFrame, DecodedPosition, DecodedReport, DecoderSession } from '../../protocol.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
-import { CRC_FIELD, crc16 } from './wialon-fields.ts';
+import { CRC_FIELD, crc16, type TextEncoding } from './wialon-fields.ts';
 import { decodeRecord, EXTENDED_FIELDS, SHORT_FIELDS, type RecordOutcome } from './wialon-records.ts';
 
 /**
@@ -18,7 +18,9 @@ import { decodeRecord, EXTENDED_FIELDS, SHORT_FIELDS, type RecordOutcome } from 
  * refused login would lock the device out).
  */
 export function decodeWialon(frame: Uint8Array, session: DecoderSession): DecodedFrame {
-  const text = readText(frame);
+  const { text, encoding } = readText(frame);
+  // The checksum covers the bytes the device sent, so text is summed in the encoding it arrived in.
+  const checksum = (covered: string) => crc16(covered, encoding);
   const header = /^([^#]*)#([A-Z]{1,3})#(.*)$/s.exec(text);
   if (!header) throw new MalformedFrameError('Wialon packet has no #TYPE# header');
   const [, prefix, type, data] = header as unknown as [string, string, string, string];
@@ -34,11 +36,11 @@ export function decodeWialon(frame: Uint8Array, session: DecoderSession): Decode
       return withId(session, { positions: [], reply: answer('P', '') });
     case 'SD':
     case 'D':
-      return dataPacket(type, data, session);
+      return dataPacket(type, data, session, checksum);
     case 'B':
-      return blackBox(data, session);
+      return blackBox(data, session, checksum);
     case 'M':
-      return message(data, session);
+      return message(data, session, checksum);
     case 'AM':
       // The device's receipt of a message (a command) we sent: 1 delivered, 0 refused.
       return withId(session, { positions: [], answer: { text: `#AM#${data}` } });
@@ -49,13 +51,16 @@ export function decodeWialon(frame: Uint8Array, session: DecoderSession): Decode
 }
 
 /** Packets are ASCII but for parameter names and messages, in UTF-8 or a single-byte code page. */
-function readText(frame: Uint8Array): string {
+function readText(frame: Uint8Array): { text: string; encoding: TextEncoding } {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(frame);
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(frame), encoding: 'utf8' };
   } catch {
-    return Buffer.from(frame).toString('latin1');
+    return { text: Buffer.from(frame).toString('latin1'), encoding: 'latin1' };
   }
 }
+
+/** The CRC-16 of text as the bytes it came in. */
+type Checksum = (covered: string) => number;
 
 /** A device id: printable, no separators, at most 32 characters (IMEIs are 15). */
 function checkedId(id: string): string {
@@ -80,21 +85,21 @@ function login(data: string, session: DecoderSession): DecodedFrame {
 }
 
 /** Splits off a 2.0 checksum after the last separator; false when it is there and wrong. */
-function stripChecksum(data: string, separator: string, expectedParts: number[]): { body: string[] } | false {
+function stripChecksum(data: string, separator: string, expectedParts: number[], checksum: Checksum): { body: string[] } | false {
   const parts = data.split(separator);
   if (expectedParts.includes(parts.length)) return { body: parts };
   if (!expectedParts.includes(parts.length - 1)) return { body: parts };
   const field = parts[parts.length - 1]!;
   const covered = data.slice(0, data.length - field.length);
   // Some firmwares write something else there (`0x9b0`); only a four-digit checksum is checked.
-  if (CRC_FIELD.test(field) && crc16(covered) !== parseInt(field, 16)) return false;
+  if (CRC_FIELD.test(field) && checksum(covered) !== parseInt(field, 16)) return false;
   return { body: parts.slice(0, -1) };
 }
 
-function dataPacket(type: 'SD' | 'D', data: string, session: DecoderSession): DecodedFrame {
+function dataPacket(type: 'SD' | 'D', data: string, session: DecoderSession, checksum: Checksum): DecodedFrame {
   if (session.deviceId === undefined) return { positions: [] };
   const sizes = type === 'SD' ? [SHORT_FIELDS] : [SHORT_FIELDS, EXTENDED_FIELDS];
-  const split = stripChecksum(data, ';', sizes);
+  const split = stripChecksum(data, ';', sizes, checksum);
   if (!split) return withId(session, { positions: [], reply: answer(type, type === 'SD' ? 13 : 16) });
   const outcome = decodeRecord(split.body);
   if ('error' in outcome) return withId(session, { positions: [], reply: answer(type, outcome.error) });
@@ -112,13 +117,13 @@ function records(outcomes: RecordOutcome[]): { positions: DecodedPosition[]; rep
 }
 
 /** Stored records sent late: each is marked `archive`. The answer counts the records registered. */
-function blackBox(data: string, session: DecoderSession): DecodedFrame {
+function blackBox(data: string, session: DecoderSession, checksum: Checksum): DecodedFrame {
   if (session.deviceId === undefined) return { positions: [] };
   const parts = data.split('|');
   let body = parts;
   const last = parts[parts.length - 1]!;
   if (parts.length > 1 && CRC_FIELD.test(last)) {
-    if (crc16(data.slice(0, data.length - last.length)) !== parseInt(last, 16)) return withId(session, { positions: [], reply: answer('B', 0) });
+    if (checksum(data.slice(0, data.length - last.length)) !== parseInt(last, 16)) return withId(session, { positions: [], reply: answer('B', 0) });
     body = parts.slice(0, -1);
   }
   const outcomes = body.map((record) => decodeRecord(record.split(';'))).filter((o) => !('error' in o));
@@ -130,11 +135,11 @@ function blackBox(data: string, session: DecoderSession): DecodedFrame {
 }
 
 /** A message to the server: the driver's text, or a device's answer to a command (#M# text). */
-function message(data: string, session: DecoderSession): DecodedFrame {
+function message(data: string, session: DecoderSession, checksum: Checksum): DecodedFrame {
   if (session.deviceId === undefined) return { positions: [] };
   let text = data;
-  const checksum = /;([0-9A-Fa-f]{4})$/.exec(data);
-  if (checksum && crc16(data.slice(0, -4)) === parseInt(checksum[1]!, 16)) text = data.slice(0, -5);
+  const trailer = /;([0-9A-Fa-f]{4})$/.exec(data);
+  if (trailer && checksum(data.slice(0, -4)) === parseInt(trailer[1]!, 16)) text = data.slice(0, -5);
   return {
     deviceId: session.deviceId,
     positions: [],

@@ -2,10 +2,16 @@ import type { AttributeValue } from '../../protocol.ts';
 
 /** Field readings of Wialon IPS packets. */
 
-/** CRC-16 (polynomial 0xA001 reflected, initial 0) that Wialon IPS 2.0 appends as four hex digits. */
-export function crc16(text: string): number {
+/** How a packet's text was sent: UTF-8, or a single-byte code page (read as Latin-1). */
+export type TextEncoding = 'utf8' | 'latin1';
+
+/**
+ * CRC-16 (polynomial 0xA001 reflected, initial 0) that Wialon IPS 2.0 appends as four hex digits,
+ * over the text's bytes in the encoding the device sent it (parameter names may be Cyrillic UTF-8).
+ */
+export function crc16(text: string, encoding: TextEncoding = 'latin1'): number {
   let crc = 0;
-  for (const byte of Buffer.from(text, 'latin1')) {
+  for (const byte of Buffer.from(text, encoding)) {
     crc ^= byte;
     for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xa001 : crc >>> 1;
   }
