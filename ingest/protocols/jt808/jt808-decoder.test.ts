@@ -98,7 +98,7 @@ describe('jt808 decoder', () => {
     for (const p of decoded.positions) expect(p.attributes).toMatchObject({ archive: true, iccid: '89860617080037325857' });
     // The fourth carries alarm bit 8 (main power lost), status 0x0803 (ACC on, fix), and the vendor's 0xEB power flag off.
     expect(decoded.positions[3]).toMatchObject({ valid: true, latitude: 23.169768, attributes: { alarm: 'powerCut,powerOff', ignition: true, status: 0x0803 } });
-    expect(decoded.positions[0]!.attributes.alarm).toBeUndefined();
+    expect(decoded.positions[0]!.attributes.alarm).toBe('powerOff'); // alarm flags clear: only the vendor's flag
     expect(hexOf(decoded.reply)).toMatch(/^7e80010005030300000245/);
   });
 
