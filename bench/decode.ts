@@ -70,18 +70,31 @@ function row(protocol: string, input: string, m: Run & { spread: number }): Row 
   return { protocol, input, framesPerSec: Math.round(m.frames), recordsPerSec: Math.round(m.records), spread: `±${(m.spread * 100).toFixed(1)}%` };
 }
 
+/** Line endings a text protocol's framer may wait for; corpus captures of some protocols come without theirs. */
+const LINE_ENDINGS = ['', '\r\n', '\n', '\r'].map((ending) => Buffer.from(ending));
+
+/** The capture as one whole frame its framer cuts, with the line ending it was captured without; undefined if none makes one. */
+function framed(protocol: Protocol, bytes: Uint8Array): { input: Uint8Array; frame: Uint8Array } | undefined {
+  for (const ending of LINE_ENDINGS) {
+    const input = Uint8Array.from(Buffer.concat([bytes, ending]));
+    const cut = cutFrame(protocol, input);
+    if (cut.kind === 'frame' && cut.consumed === input.length) return { input, frame: cut.frame };
+  }
+  return undefined;
+}
+
 /**
  * Corpus captures `protocol` decodes, as the session the corpus leaves (identified, its options set)
  * reads them. Captures it refuses are left out: a throw costs time that no record would account for.
  */
 function corpusWorkload(protocol: Protocol, accept: (frame: Uint8Array) => boolean = () => true): { frames: Uint8Array[]; prepare: (session: DecoderSession) => void } {
-  const candidates: Uint8Array[] = [];
+  const candidates: Array<{ input: Uint8Array; frame: Uint8Array }> = [];
   const replay = newSession();
   for (const sample of corpusSamples(protocol.name)) {
     if (sample.kind !== 'packet' || sample.disabled) continue;
-    const cut = cutFrame(protocol, sampleBytes(sample));
-    if (cut.kind !== 'frame' || !accept(cut.frame)) continue;
-    candidates.push(cut.frame);
+    const cut = framed(protocol, sampleBytes(sample));
+    if (!cut || !accept(cut.frame)) continue;
+    candidates.push(cut);
     try {
       protocol.decode(cut.frame, replay); // logins and options set the session up, as on a connection
     } catch {
@@ -92,16 +105,18 @@ function corpusWorkload(protocol: Protocol, accept: (frame: Uint8Array) => boole
     session.deviceId = replay.deviceId ?? '356307042441013';
     Object.assign(session.options, structuredClone(replay.options));
   };
-  const frames = candidates.filter((frame) => {
-    const session = newSession();
-    prepare(session);
-    try {
-      protocol.decode(frame, session);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const frames = candidates
+    .filter(({ frame }) => {
+      const session = newSession();
+      prepare(session);
+      try {
+        protocol.decode(frame, session);
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .map(({ input }) => input);
   return { frames, prepare };
 }
 
@@ -125,6 +140,7 @@ export default async function decodeBench(args: string[]): Promise<void> {
 
   for (const { protocol } of TRACKER_PROTOCOLS) {
     const { frames, prepare } = corpusWorkload(protocol);
+    if (frames.length === 0) throw new Error(`no corpus capture of ${protocol.name} frames and decodes: nothing to measure`);
     rows.push(row(protocol.name, `${frames.length} corpus captures`, measure(protocol, frames, prepare)));
   }
   if (args.includes('--json')) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
