@@ -181,6 +181,18 @@ describe('Coban GPS103', () => {
     expect(await settled(queued.id, 'acknowledged')).toMatchObject({ response: 'jt', error: null });
     t.end();
   });
+
+  it('fails a custom command the tracker refuses with <letter>f, keeping its answer', async () => {
+    const t = await login();
+    // L arms the tracker; it refuses while the ignition is on, answering lf.
+    const queued = await queue('gps103', { type: 'custom', text: 'L' });
+    await replies(t, `**,imei:${imei()},L`);
+    await settled(queued.id, 'sent');
+    // The commands test's capture: imei:868166054696190,lf,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;
+    t.send(report('lf', now(), '3518.59827,N,04700.04798,E,0.00,196.17'));
+    expect(await settled(queued.id, 'failed')).toMatchObject({ response: 'lf (refused)', error: 'the tracker refused the command (see response)' });
+    t.end();
+  });
 });
 
 describe('Wialon IPS', () => {
@@ -236,6 +248,16 @@ describe('Wialon IPS', () => {
     await settled(queued.id, 'sent');
     t.send('#AM#1\r\n');
     expect(await settled(queued.id, 'acknowledged')).toMatchObject({ response: '#AM#1', error: null });
+    t.end();
+  });
+
+  it('fails a message the device answers #AM#0, its receipt of a refusal', async () => {
+    const t = await login();
+    const queued = await queue('wialon', { type: 'custom', text: 'L1=1' });
+    await replies(t, '#M#L1=1\r\n');
+    await settled(queued.id, 'sent');
+    t.send('#AM#0\r\n');
+    expect(await settled(queued.id, 'failed')).toMatchObject({ response: '#AM#0 (refused)', error: 'the tracker refused the command (see response)' });
     t.end();
   });
 

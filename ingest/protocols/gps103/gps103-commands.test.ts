@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answerRefuses } from '../../../domain/commands/answer-outcome.ts';
 import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { newSession } from '../../protocol.ts';
 import { gps103 } from './gps103.ts';
@@ -42,7 +43,12 @@ describe('gps103 commands', () => {
     expect(stopped.answer).toEqual({ text: 'jt' });
     expect(stopped.positions[0]!.attributes).toEqual({ result: 'jt' });
     expect(decode('imei:868166054696190,kt,231226105916,,F,105916.000,A,3518.59694,N,04658.22350,E,0.00,13.26;').answer).toEqual({ text: 'kt' });
-    expect(decode('imei:868166054696190,lf,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toEqual({ text: 'lf' });
+    // The refusal reads as one, so the command fails (answer-outcome.ts) instead of being acknowledged.
+    const refused = decode('imei:868166054696190,lf,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;');
+    expect(refused.answer).toEqual({ text: 'lf (refused)' });
+    expect(answerRefuses(refused.answer!.text)).toBe(true);
+    expect(answerRefuses(stopped.answer!.text)).toBe(false);
+    expect(refused.positions[0]!.attributes).toEqual({ result: 'lf' });
     // A periodic report or an alarm is no answer.
     expect(decode('imei:868166054696190,tracker,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toBeUndefined();
     expect(decode('imei:868166054696190,help me,231226095912,,F,095912.000,A,3518.59827,N,04700.04798,E,0.00,196.17;').answer).toBeUndefined();

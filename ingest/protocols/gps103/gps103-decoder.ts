@@ -60,7 +60,7 @@ export function decodeGps103(frame: Uint8Array, session: DecoderSession): Decode
     return result;
   }
   if (type === 'help me') result.reply = latin1(`**,imei:${id},E;`);
-  if (COMMAND_ANSWER.test(type!)) result.answer = { text: type! };
+  if (COMMAND_ANSWER.test(type!)) result.answer = { text: answerText(type!) };
   startPhoto(type!, session);
   const decoded = decodeRegular(body.split(','));
   if (decoded && 'fixTime' in decoded) result.positions.push(decoded);
@@ -70,6 +70,14 @@ export function decodeGps103(frame: Uint8Array, session: DecoderSession): Decode
 
 /** A command's answer: its letter in lower case and `t` (done) or `f` (refused). */
 const COMMAND_ANSWER = /^[a-z][tf]$/;
+
+/**
+ * The answer as the command keeps it. A refusal says so in words, since the delivery fails a command
+ * on an answer that reads as a refusal (domain/commands/answer-outcome.ts), and `lf` alone does not.
+ */
+function answerText(type: string): string {
+  return type.endsWith('f') ? `${type} (refused)` : type;
+}
 
 function identified(session: DecoderSession, id: string, result: DecodedFrame): DecodedFrame {
   if (id.length > MAX_ID_LENGTH) throw new MalformedFrameError(`GPS103 device id of ${id.length} digits, more than the ${MAX_ID_LENGTH} allowed`);

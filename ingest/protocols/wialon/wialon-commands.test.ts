@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { answerRefuses } from '../../../domain/commands/answer-outcome.ts';
 import { CommandNotEncodable, type CommandType } from '../../../domain/commands/command-catalog.ts';
 import { newSession } from '../../protocol.ts';
 import { wialon } from './wialon.ts';
@@ -28,6 +29,11 @@ describe('wialon commands', () => {
   it('matches the device receipt (#AM#) and its #M# reply back as answers, and acknowledges the reply with #AM#1', () => {
     const session = { ...newSession(), deviceId: '861230043907626' };
     expect(wialon.decode(Buffer.from('#AM#1'), session).answer).toEqual({ text: '#AM#1' });
+    // A receipt of 0 is the device refusing the message: the command fails rather than being acknowledged.
+    const refused = wialon.decode(Buffer.from('#AM#0'), session).answer!;
+    expect(refused).toEqual({ text: '#AM#0 (refused)' });
+    expect(answerRefuses(refused.text)).toBe(true);
+    expect(answerRefuses('#AM#1')).toBe(false);
     const answer = wialon.decode(Buffer.from('#M#Rebooting; ok'), session);
     expect(answer).toEqual({
       deviceId: '861230043907626',

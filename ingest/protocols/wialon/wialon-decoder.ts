@@ -42,8 +42,9 @@ export function decodeWialon(frame: Uint8Array, session: DecoderSession): Decode
     case 'M':
       return message(data, session, checksum);
     case 'AM':
-      // The device's receipt of a message (a command) we sent: 1 delivered, 0 refused.
-      return withId(session, { positions: [], answer: { text: `#AM#${data}` } });
+      // The device's receipt of a message (a command) we sent: 1 delivered, 0 refused. A refusal says
+      // so in words, which is what fails a command (domain/commands/answer-outcome.ts).
+      return withId(session, { positions: [], answer: { text: data === '0' ? '#AM#0 (refused)' : `#AM#${data}` } });
     default:
       // Firmware upload (#US#), pictures (#I#), DDD files (#T#) and the like: not read here.
       return withId(session, { positions: [] });
