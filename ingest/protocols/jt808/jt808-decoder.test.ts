@@ -110,7 +110,7 @@ describe('jt808 decoder', () => {
 
   it('refuses a frame whose checksum does not match, or too short for a header', () => {
     const bad = location('00000000', '00000002');
-    bad[bad.length - 2] ^= 0xff;
+    bad[bad.length - 2] = bad[bad.length - 2]! ^ 0xff;
     expect(() => decodeJt808(bad, newSession())).toThrow(MalformedFrameError);
     expect(() => decodeJt808(hex('7e00027e'), newSession())).toThrow(MalformedFrameError);
   });
