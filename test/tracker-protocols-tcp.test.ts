@@ -23,8 +23,13 @@ import {
  */
 
 const PROTOCOLS = ['gps103', 'wialon', 'suntech', 'ruptela', 'watch'] as const;
-type Name = (typeof PROTOCOLS)[number];
-const PORT_VARIABLE: Record<Name, string> = {
+type Protocol = (typeof PROTOCOLS)[number];
+/** The test devices: one per protocol, and a Suntech ST4xx beside the ST300 (another layout, with its cell's signal and battery). */
+const TRACKERS = { gps103: 'gps103', wialon: 'wialon', suntech: 'suntech', st4xx: 'suntech', ruptela: 'ruptela', watch: 'watch' } as const;
+type Name = keyof typeof TRACKERS;
+/** Suntech trackers are known by their 9-digit serial, not an IMEI. */
+const SERIALS: Partial<Record<Name, string>> = { suntech: '907131077', st4xx: '007272376' };
+const PORT_VARIABLE: Record<Protocol, string> = {
   gps103: 'GPS103_PORT', wialon: 'WIALON_PORT', suntech: 'SUNTECH_PORT', ruptela: 'RUPTELA_PORT', watch: 'WATCH_PORT',
 };
 /** How long "nothing arrives" is watched for, on a protocol that answers nothing. */
@@ -33,13 +38,13 @@ const SILENCE_MS = 1_000;
 let fresh: FreshDatabase;
 let server: Serving;
 let key: string;
-const ports = {} as Record<Name, number>;
+const ports = {} as Record<Protocol, number>;
 const devices = {} as Record<Name, Device>;
 const open: RawTracker[] = [];
 
 const api = servedApi(() => server.url, () => key);
 const connect = async (name: Name) => {
-  const t = await rawTracker(ports[name]);
+  const t = await rawTracker(ports[TRACKERS[name]]);
   open.push(t);
   return t;
 };
@@ -84,7 +89,7 @@ const queue = async (name: Name, body: Omit<CommandRequest, 'params'> & { params
 };
 /** The bytes the protocol's own encoder writes for the command. */
 const encoded = (name: Name, id: string, request: CommandRequest) =>
-  commandEncoder(name)!.encode(request, { deviceId: devices[name]!.imei, serial: commandSerial(id) });
+  commandEncoder(TRACKERS[name])!.encode(request, { deviceId: devices[name]!.imei, serial: commandSerial(id) });
 const command = async (id: string) => (await api(`/commands/${id}`)).body.data;
 const settled = (id: string, state: string) => eventually(() => command(id), (c) => expect(c.status).toBe(state));
 
@@ -97,10 +102,9 @@ beforeAll(async () => {
   const make = fixtures(setup.db);
   const { account, user } = await make.tenant();
   key = (await make.key(user.id, { permissions: ['*', 'commands:write', 'commands:custom'] })).key;
-  for (const protocol of PROTOCOLS) {
-    // Suntech trackers are known by their 9-digit serial, not an IMEI.
-    const imei = protocol === 'suntech' ? '907131077' : undefined;
-    devices[protocol] = await make.device(account.id, { userIds: [user.id], protocol, name: `${protocol} tracker`, ...(imei ? { imei } : {}) });
+  for (const [name, protocol] of Object.entries(TRACKERS) as Array<[Name, Protocol]>) {
+    const imei = SERIALS[name];
+    devices[name] = await make.device(account.id, { userIds: [user.id], protocol, name: `${name} tracker`, ...(imei ? { imei } : {}) });
   }
   await setup.close();
   for (const protocol of PROTOCOLS) ports[protocol] = await freePort();
@@ -318,6 +322,19 @@ describe('Suntech', () => {
     await settled(queued.id, 'sent');
     t.send(`ST300CMD;Res;${id()};02;Enable1\r`);
     expect(await settled(queued.id, 'acknowledged')).toMatchObject({ response: '02;Enable1', error: null });
+    t.end();
+  });
+
+  it('shows an ST4xx report\'s serving-cell signal (dBm to 0–31) and backup battery in the device status', async () => {
+    const t = await connect('st4xx');
+    const at = now(30);
+    // Capture: ST410STT;007272376;408;01;21651;732;123;-65;1824;1;…(six more cells)…;3.7;1;0156;1;20180816;05:18:52;+04.722322;-074.052776;000.074;000.00;10;1
+    const cells = '21651;732;123;-65;1824;1;21654;732;123;1824;0;0;22542;732;123;1824;0;0;21656;732;123;1824;0;0;21655;732;123;1824;0;0;22541;732;123;1824;0;0;0;0;0;0;0;0';
+    t.send(`ST410STT;${devices.st4xx!.imei};408;01;${cells};3.7;1;0156;1;${suntechClock(at)};+04.722322;-074.052776;000.074;000.00;10;1\r`);
+    const s = await statusAt('st4xx', at);
+    expect(s).toMatchObject({ latitude: 4.722322, longitude: -74.052776, speedKmh: 0, satellites: 10, signalStrength: 24, backupVoltage: '3.70 V' });
+    expect((await fixAt('st4xx', at)).attributes).toMatchObject({ rssi: -65, cid: 21651, mcc: 732, mnc: 123, lac: 1824, index: 156 });
+    await silent(t);
     t.end();
   });
 });
