@@ -108,6 +108,17 @@ describe('jt808 decoder', () => {
     expect(decoded.positions[0]!.attributes.dtcs).toBe('P1457');
   });
 
+  it('reads an e-lock 0x5501 report (day-first UTC date, degrees and minutes) and answers 0x4401 when bit 15 asks for it', () => {
+    const wire =
+      '7e55018c418560090010174701022106242122348476113550490700001c06000000074e0000000000000308100000100102020200000a030000000b0803363839363037650c0600000001000afa7e';
+    const decoded = decodeJt808(hex(wire), newSession());
+    expect(decoded.deviceId).toBe('856009001017');
+    expect(decoded.positions[0]).toMatchObject({ fixTime: new Date('2021-02-01T06:24:21Z'), valid: true, latitude: 22 + 34.8476 / 60, longitude: 113 + 55.049 / 60 });
+    expect(decoded.positions[0]!.attributes).toMatchObject({ lockPassword: '689607', unlockResult: 0x65, batteryLevel: 78 });
+    // One-byte serial in the answer's header, like the report's.
+    expect(hexOf(decoded.reply)).toBe('7e4401000385600900101700550100f97e');
+  });
+
   it('refuses a frame whose checksum does not match, or too short for a header', () => {
     const bad = location('00000000', '00000002');
     bad[bad.length - 2] = bad[bad.length - 2]! ^ 0xff;

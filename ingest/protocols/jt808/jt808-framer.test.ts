@@ -42,6 +42,8 @@ describe('jt808 framer', () => {
     const text = Buffer.from('(740190311185,1,001,ELOCK,3,529439)(7');
     expect(nextJt808Frame(text)).toEqual({ kind: 'frame', frame: text.subarray(0, 35), consumed: 35 });
     expect(nextJt808Frame(text.subarray(35)).kind).toBe('incomplete');
+    // A '(' in noise does not swallow the binary frame after it.
+    expect(nextJt808Frame(hex('28ff' + HEARTBEAT))).toEqual({ kind: 'skip', consumed: 2 });
   });
 
   it('gives up a stream with no closing 0x7e within maxFrameBytes', () => {

@@ -22,6 +22,9 @@ export function nextJt808Frame(buffer: Uint8Array): FrameResult {
   if (buffer.length < 2) return { kind: 'incomplete' };
   if (first === OPEN) {
     const end = buffer.indexOf(CLOSE, 1);
+    const flag = buffer.indexOf(FLAG, 1);
+    // A '(' in line noise before a binary frame is no text: the frame's 0x7e comes before any ')'.
+    if (flag >= 0 && (end < 0 || flag < end)) return { kind: 'skip', consumed: flag };
     return end < 0 ? { kind: 'incomplete' } : { kind: 'frame', frame: buffer.subarray(0, end + 1), consumed: end + 1 };
   }
   if (buffer[1] === FLAG) return { kind: 'skip', consumed: 1 };

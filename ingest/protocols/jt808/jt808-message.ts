@@ -9,8 +9,11 @@ const LENGTH_MASK = 0x03ff;
 const SUBPACKAGE = 0x2000;
 const VERSION_2019 = 0x4000;
 
-/** Vendor location reports (JT600-style 0x5501 / 0x5502) number their messages with one byte, not two. */
-const SHORT_SERIAL = new Set([0x5501, 0x5502]);
+/**
+ * Vendor location reports (JT600-style 0x5501 / 0x5502) and the e-locks' 0x4401 answer to them number
+ * their messages with one byte, not two.
+ */
+const SHORT_SERIAL = new Set([0x5501, 0x5502, 0x4401]);
 
 /** One unescaped message, split into header and body. */
 export interface Jt808Message {
@@ -107,7 +110,8 @@ function nextSerial(session: DecoderSession): number {
  */
 export function buildMessage(id: number, to: { terminal: Uint8Array; version: number | undefined }, serial: number, body: Uint8Array): Uint8Array {
   if (body.length > LENGTH_MASK) throw new RangeError(`jt808: a body of ${body.length} bytes is longer than the 1023 a message holds`);
-  const head = 2 + 2 + (to.version === undefined ? 0 : 1) + to.terminal.length + 2;
+  const serialBytes = SHORT_SERIAL.has(id) ? 1 : 2;
+  const head = 2 + 2 + (to.version === undefined ? 0 : 1) + to.terminal.length + serialBytes;
   const message = new Uint8Array(head + body.length + 1);
   message[0] = id >> 8;
   message[1] = id & 0xff;
@@ -118,7 +122,7 @@ export function buildMessage(id: number, to: { terminal: Uint8Array; version: nu
   if (to.version !== undefined) message[at++] = to.version;
   message.set(to.terminal, at);
   at += to.terminal.length;
-  message[at++] = (serial >> 8) & 0xff;
+  if (serialBytes === 2) message[at++] = (serial >> 8) & 0xff;
   message[at++] = serial & 0xff;
   message.set(body, at);
   message[message.length - 1] = xorChecksum(message, 0, message.length - 1);
