@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { corpusSamples, sampleBytes } from '../../conformance/corpus.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { newSession } from '../../protocol.ts';
 import { gl200 } from './gl200.ts';
@@ -56,8 +57,8 @@ describe('gl200 binary decoder', () => {
     expect(p[0]!.attributes).toMatchObject({ type: 'LCB', mcc: 460, mnc: 0, lac: 0x1877, cid: 0x13 });
   });
 
-  it('unpacks a compressed track into one fix a second, each difference applied to the point before', async () => {
-    const { corpusSamples, sampleBytes } = await import('../../conformance/corpus.ts');
+  it('unpacks a compressed track into one fix a second, each difference applied to the point before', () => {
+    // The 1.4 KB compressed +RSP capture (type 100) is kept in the corpus only.
     const compressed = corpusSamples('gl200bin').find((s) => s.payload.startsWith('2b525350640'))!;
     const track = gl200.decode(sampleBytes(compressed), newSession()).positions;
     expect(track).toHaveLength(268);
