@@ -52,3 +52,27 @@ export function obeyGps103(code: string, outputs: Outputs): Obeyed {
   if (command === 'K') return { outputs: { ...outputs, out1: false }, answer: 'kt' };
   return { outputs, answer: '' };
 }
+
+/** A text that asks a relay to cut (`Relay,1#`, `DYD,<password>#`) or restore (`Relay,0#`, `HFYD,<password>#`) the fuel line. */
+function relayText(text: string): boolean | undefined {
+  const command = text.trim().toUpperCase();
+  if (command === 'RELAY,1#' || /^DYD,\d{6}#$/.test(command)) return true;
+  if (command === 'RELAY,0#' || /^HFYD,\d{6}#$/.test(command)) return false;
+  return undefined;
+}
+
+/**
+ * As a JT/T 808 terminal obeys the platform, answering with the general response's result word:
+ * terminal control (0x8105) command word 0xF0 cuts the fuel line (out1), 0xF1 restores it; a text
+ * message (0x8300) is taken (`success`), and run when it is a relay command; anything else is `not supported`.
+ * `text` is the command as jt808-packets.ts reads it: `terminal control 0xf0`, `text <message>`, …
+ */
+export function obeyJt808(text: string, outputs: Outputs): Obeyed {
+  if (text === 'terminal control 0xf0') return { outputs: { ...outputs, out1: true }, answer: 'success' };
+  if (text === 'terminal control 0xf1') return { outputs: { ...outputs, out1: false }, answer: 'success' };
+  if (text.startsWith('text ')) {
+    const relay = relayText(text.slice(5));
+    return { outputs: relay === undefined ? outputs : { ...outputs, out1: relay }, answer: 'success' };
+  }
+  return { outputs, answer: 'not supported' };
+}

@@ -4,13 +4,19 @@ import {
   gt06BatteryHeartbeat, gt06CommandAnswer, gt06Location, gt06Login, gt06NetworkTechnology, readGt06Answer, readGt06ServerMessage,
 } from './gt06-packets.ts';
 import { gps103Answer, gps103Heartbeat, gps103Login, gps103Reports, readGps103ServerMessage } from './gps103-packets.ts';
-import { obeyGps103, obeyGt06, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
+import {
+  JT808, jt808Authentication, jt808Locations, jt808Registration, jt808TerminalResponse, readJt808PlatformMessage, type Jt808PlatformMessage,
+} from './jt808-packets.ts';
+import { obeyGps103, obeyGt06, obeyJt808, obeyTeltonika, type Obeyed, type Outputs } from './obeyed-commands.ts';
 
 /** A command as the device read it off the wire. */
 export interface ReceivedCommand {
   text: string;
   /** What the device must echo in its answer (GT06's server flag). */
   serverFlag?: number;
+  /** The message the answer names (JT/T 808: the command's message id and serial). */
+  messageId?: number;
+  serial?: number;
 }
 
 /**
@@ -137,4 +143,70 @@ export const gps103Dialect: TrackerDialect = {
   },
   obey: (command, outputs) => obeyGps103(command.text, outputs),
   answer: (_command, text, imei) => (text === '' ? new Uint8Array(0) : gps103Answer(named('gps103', imei), text, new Date())),
+};
+
+let jt808Serial = 0;
+const nextJt808Serial = () => (jt808Serial = (jt808Serial + 1) & 0xffff);
+/** The general response's result codes (JT/T 808 8.1), by the words the simulated terminal answers in. */
+const JT808_RESULTS = ['success', 'failure', 'message error', 'not supported'];
+const NOTHING = new Uint8Array(0);
+
+/** A platform command as the terminal reads it: `terminal control 0xf0`, `text <message>`, `vehicle control <hex>`, `message 0x8801`. */
+function jt808CommandText(message: Jt808PlatformMessage): string {
+  if (message.id === JT808.terminalControl) return `terminal control 0x${(message.body[0] ?? 0).toString(16).padStart(2, '0')}`;
+  if (message.id === JT808.textMessage) return `text ${message.body.subarray(1).toString('latin1')}`;
+  if (message.id === JT808.vehicleControl) return `vehicle control ${message.body.toString('hex')}`;
+  return `message 0x${message.id.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * JT/T 808-2019 terminals numbered by their IMEI (the 2019 header's 10-byte terminal number, which the
+ * decoder reads back as the IMEI). Login is two steps: registration (0x0100), answered 0x8100 with an
+ * authentication code, then authentication (0x0102) with that code, answered 0x8001. A fix goes as
+ * 0x0200, several as one 0x0704 batch; the platform's 0x8001 to either acknowledges the upload.
+ */
+export const jt808Dialect: TrackerDialect = {
+  protocol: 'jt808',
+  // 0x0704 items of 42 bytes in a body of at most 1023.
+  maxRecordsPerPacket: 20,
+  timeResolutionMs: 1000,
+  login: (imei) => jt808Registration(imei, nextJt808Serial()),
+  readLoginAnswer: (r) => {
+    const message = readJt808PlatformMessage(r);
+    if (!message) return undefined;
+    const { consumed, body } = message;
+    if (message.id === JT808.registrationAnswer && body.length >= 3) {
+      if (body[2] !== 0) return { consumed, accepted: false };
+      return { consumed, accepted: true, send: jt808Authentication(message.terminal, body.subarray(3), nextJt808Serial()) };
+    }
+    if (message.id === JT808.platformResponse && body.length >= 5 && body.readUInt16BE(2) === JT808.authentication) return { consumed, accepted: body[4] === 0 };
+    // Anything else before the login is through (noise, a command sent early): read on.
+    return { consumed, accepted: true, send: NOTHING };
+  },
+  packet: (fixes, imei) => jt808Locations(named('jt808', imei), fixes, nextJt808Serial()),
+  readServerMessage: (r) => {
+    const message = readJt808PlatformMessage(r);
+    if (!message) return undefined;
+    const { consumed, body } = message;
+    if (message.id === -1 || message.id === JT808.registrationAnswer) return { kind: 'ack', consumed, records: 0 };
+    if (message.id === JT808.platformResponse) {
+      const answered = body.length >= 5 ? body.readUInt16BE(2) : -1;
+      const upload = answered === JT808.location || answered === JT808.locationBatch;
+      return { kind: 'ack', consumed, records: upload && body[4] === 0 ? Number.POSITIVE_INFINITY : 0 };
+    }
+    return { kind: 'command', consumed, command: { text: jt808CommandText(message), messageId: message.id, serial: message.serial } };
+  },
+  obey: (command, outputs) => obeyJt808(command.text, outputs),
+  answer: (command, text, imei) => {
+    const result = JT808_RESULTS.indexOf(text);
+    return jt808TerminalResponse(named('jt808', imei), { serial: command.serial ?? 0, id: command.messageId ?? 0 }, result < 0 ? 1 : result, nextJt808Serial());
+  },
+};
+
+/** The dialects `fleet simulate --protocol` and `bench ingest --protocol=` speak, by protocol name. */
+export const TRACKER_DIALECTS: Readonly<Record<string, TrackerDialect>> = {
+  teltonika: teltonikaDialect,
+  gt06: gt06Dialect,
+  gps103: gps103Dialect,
+  jt808: jt808Dialect,
 };

@@ -3,7 +3,7 @@ import { findAccount } from '../../db/accounts.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import { startFleetSimulation } from '../../simulators/fleet-simulation.ts';
 import { ensureSimulatedDevices, geofenceStops } from '../../simulators/simulated-devices.ts';
-import { gps103Dialect, gt06Dialect, teltonikaDialect } from '../../simulators/tracker-dialect.ts';
+import { TRACKER_DIALECTS } from '../../simulators/tracker-dialect.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';
@@ -11,9 +11,9 @@ import { UsageError } from '../usage-error.ts';
 import { withDatabase } from '../with-database.ts';
 
 export const simulateUsage =
-  'fleet simulate --account ID [--devices 10] [--interval 5] [--duration 60] [--seed 1] [--protocol teltonika|gt06|gps103] [--host 127.0.0.1] [--port PORT] [--json]';
+  'fleet simulate --account ID [--devices 10] [--interval 5] [--duration 60] [--seed 1] [--protocol teltonika|gt06|gps103|jt808] [--host 127.0.0.1] [--port PORT] [--json]';
 
-const DIALECTS = { teltonika: teltonikaDialect, gt06: gt06Dialect, gps103: gps103Dialect };
+const DIALECTS = TRACKER_DIALECTS;
 const MEXICO_CITY = { latitude: 19.4326, longitude: -99.1332 };
 
 /**
@@ -38,7 +38,7 @@ export async function simulateCommand(config: Config, argv: string[]): Promise<v
   const durationS = positiveInteger(optionalString(parsed, 'duration') ?? '60', '--duration');
   const seed = positiveInteger(optionalString(parsed, 'seed') ?? '1', '--seed');
   const protocol = optionalString(parsed, 'protocol') ?? 'teltonika';
-  const dialect = DIALECTS[protocol as keyof typeof DIALECTS];
+  const dialect = DIALECTS[protocol];
   if (!dialect) throw new UsageError(`--protocol must be one of ${Object.keys(DIALECTS).join(', ')}`);
   const port = positiveInteger(optionalString(parsed, 'port') ?? String(config.trackerPorts[protocol] ?? 0), '--port');
   const host = optionalString(parsed, 'host') ?? '127.0.0.1';
