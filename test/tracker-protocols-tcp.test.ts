@@ -156,6 +156,9 @@ describe('Coban GPS103', () => {
     const fix = await fixAt('gps103', at);
     expect(fix).toMatchObject({ valid: true, speedKmh: 120.9, heading: 271.8 });
     expect(fix.attributes).toMatchObject({ ignition: true, door: false, fuel1: 31.37 });
+    // The first fix to report ignition, and it says on: the engine logs it.
+    const ignition = await eventually(() => api(`/events?types=vehicle.ignition.*&deviceIds=${imei()}`), (r) => expect(r.body.data.length).toBeGreaterThan(0));
+    expect(ignition.body.data.map((e: any) => [e.type, e.timestamp])).toEqual([['vehicle.ignition.on', at.toISOString()]]);
     await silent(t); // a report is not acknowledged
     t.end();
   });
