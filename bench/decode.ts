@@ -1,6 +1,7 @@
 import { corpusSamples, sampleBytes } from '../ingest/conformance/corpus.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
 import { newSession, type DecoderSession, type Protocol } from '../ingest/protocol.ts';
+import { gl200 } from '../ingest/protocols/gl200/gl200.ts';
 import { gt06 } from '../ingest/protocols/gt06/gt06.ts';
 import { teltonika } from '../ingest/protocols/teltonika/teltonika.ts';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
@@ -87,10 +88,14 @@ function framed(protocol: Protocol, bytes: Uint8Array): { input: Uint8Array; fra
  * Corpus captures `protocol` decodes, as the session the corpus leaves (identified, its options set)
  * reads them. Captures it refuses are left out: a throw costs time that no record would account for.
  */
-function corpusWorkload(protocol: Protocol, accept: (frame: Uint8Array) => boolean = () => true): { frames: Uint8Array[]; prepare: (session: DecoderSession) => void } {
+function corpusWorkload(
+  protocol: Protocol,
+  accept: (frame: Uint8Array) => boolean = () => true,
+  corpusName = protocol.name,
+): { frames: Uint8Array[]; prepare: (session: DecoderSession) => void } {
   const candidates: Array<{ input: Uint8Array; frame: Uint8Array }> = [];
   const replay = newSession();
-  for (const sample of corpusSamples(protocol.name)) {
+  for (const sample of corpusSamples(corpusName)) {
     if (sample.kind !== 'packet' || sample.disabled) continue;
     const cut = framed(protocol, sampleBytes(sample));
     if (!cut || !accept(cut.frame)) continue;
@@ -143,6 +148,9 @@ export default async function decodeBench(args: string[]): Promise<void> {
     if (frames.length === 0) throw new Error(`no corpus capture of ${protocol.name} frames and decodes: nothing to measure`);
     rows.push(row(protocol.name, `${frames.length} corpus captures`, measure(protocol, frames, prepare)));
   }
+  // Queclink's binary reports come to the GL200 port beside its text.
+  const binary = corpusWorkload(gl200, undefined, 'gl200bin');
+  rows.push(row('gl200 (binary)', `${binary.frames.length} corpus captures`, measure(gl200, binary.frames, binary.prepare)));
   if (args.includes('--json')) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   else {
     process.stdout.write(`Decode throughput on one core (framer + decoder) per CPU second, best of ${RUNS} × ${DURATION_MS / 1000} s\n`);
