@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { mutate, seededRandom } from '../../conformance/frame-mutations.ts';
+import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { newSession, type DecoderSession } from '../../protocol.ts';
+import { xorChecksum } from './jt808-escape.ts';
 import { jt808 } from './jt808.ts';
 
 const hexOf = (b: Uint8Array | undefined): string | undefined => (b ? Buffer.from(b).toString('hex') : undefined);
@@ -79,5 +82,27 @@ describe('jt808 picture uploads', () => {
     const event = decode(upload(9, '0000002a' + '00' + '00' + '00' + '01', undefined, 0x0800), newSession());
     expect(event.positions).toEqual([]);
     expect(hexOf(event.reply)).toBe(hexOf(upload(0, '0009080000', undefined, 0x8001)));
+  });
+});
+
+describe('jt808 picture uploads under mutated input', () => {
+  it('survive 300 seeded mutations of each packet of an upload: MalformedFrameError or a reading, nothing else', () => {
+    const random = seededRandom(0x6a7450);
+    const packets = [upload(1, mediaHeader() + 'ffd8ff', { total: 3, index: 1 }), upload(2, 'e000', { total: 3, index: 2 }), upload(3, 'ffd9', { total: 3, index: 3 })];
+    const escaped: string[] = [];
+    for (let round = 0; round < 300; round++) {
+      const session = newSession();
+      for (const packet of packets) {
+        // The checksum made to match, so the mutation reaches the upload's reading.
+        const mutated = mutate(packet, random);
+        if (mutated.length >= 3) mutated[mutated.length - 2] = xorChecksum(mutated, 1, mutated.length - 2);
+        try {
+          decode(mutated, session);
+        } catch (error) {
+          if (!(error instanceof MalformedFrameError)) escaped.push(`${Buffer.from(mutated).toString('hex')}: ${(error as Error).message}`);
+        }
+      }
+    }
+    expect(escaped).toEqual([]);
   });
 });
