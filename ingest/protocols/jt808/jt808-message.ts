@@ -81,6 +81,9 @@ export function terminalDeviceId(terminal: Uint8Array): string {
 /** Checks the frame's ends and checksum, and reads its header. */
 export function parseMessage(frame: Uint8Array, session: DecoderSession): Jt808Message {
   if (frame.length < 15 || frame[0] !== 0x7e || frame[frame.length - 1] !== 0x7e) throw new MalformedFrameError('jt808: frame is not 0x7e … 0x7e or too short for a header');
+  // Refused, unlike GT06's CRC: every corpus capture but one carries the right checksum (the one that
+  // does not is corrupt whichever way its escapes are read), so a mismatch means bytes were lost or
+  // changed, and the tracker, left unanswered on a new connection, sends the message again.
   if (!checksumMatches(frame)) {
     throw new MalformedFrameError(`jt808: checksum ${frame[frame.length - 2]!.toString(16)} does not match the frame's ${xorChecksum(frame, 1, frame.length - 2).toString(16)}`);
   }
