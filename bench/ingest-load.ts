@@ -1,20 +1,23 @@
 import { summarise } from '../simulators/latency-stats.ts';
 import { startFleetSimulation } from '../simulators/fleet-simulation.ts';
 import { simulatedImei } from '../simulators/simulated-devices.ts';
-import { teltonikaDialect } from '../simulators/tracker-dialect.ts';
+import { TRACKER_DIALECTS } from '../simulators/tracker-dialect.ts';
 
 /**
  * The load side of `bench ingest`, in its own process so the trackers' work does not share the
- * server's event loop: argv = port devices intervalMs recordsPerUpload durationMs warmupMs seed.
+ * server's event loop: argv = port devices intervalMs recordsPerUpload durationMs warmupMs seed protocol.
  * Rates and latencies cover the steady window after the warm-up (connections and logins spread over
  * the first period). Prints one JSON line.
  */
-const [port, devices, intervalMs, recordsPerUpload, durationMs, warmupMs, seed] = process.argv.slice(2).map(Number) as number[] as [
+const [port, devices, intervalMs, recordsPerUpload, durationMs, warmupMs, seed] = process.argv.slice(2, 9).map(Number) as number[] as [
   number, number, number, number, number, number, number,
 ];
+const protocol = process.argv[9] ?? 'teltonika';
+const dialect = TRACKER_DIALECTS[protocol];
+if (!dialect) throw new Error(`no simulated ${protocol} trackers (there are: ${Object.keys(TRACKER_DIALECTS).join(', ')})`);
 const imeis = Array.from({ length: devices }, (_, i) => simulatedImei(seed, i));
 const trackers = startFleetSimulation({
-  imeis, dialect: teltonikaDialect, server: { host: '127.0.0.1', port }, intervalMs, recordsPerUpload, seed, stops: [],
+  imeis, dialect, server: { host: '127.0.0.1', port }, intervalMs, recordsPerUpload, seed, stops: [],
   center: { latitude: 19.43, longitude: -99.13 },
 });
 const acknowledged = () => trackers.reduce((n, t) => n + t.stats.acknowledged, 0);

@@ -8,7 +8,8 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createAccount } from '../db/accounts.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
-import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
+import { TRACKER_DIALECTS } from '../simulators/tracker-dialect.ts';
+import { freePort, pickedProtocol, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const DURATION_MS = 20_000;
 const WARMUP_MS = 5_000;
@@ -30,32 +31,49 @@ const SCENARIOS: Scenario[] = [
   { devices: 10_000, intervalMs: 1_000, recordsPerUpload: 1 }, // 10,000 connections
 ];
 
+/** How each protocol's trackers are named in the table's title. */
+const WIRE_FORMATS: Record<string, string> = {
+  teltonika: 'Teltonika Codec 8',
+  gt06: 'GT06, one fix per message',
+  gps103: 'GPS103 text lines, ON to the heartbeat after each upload as its receipt',
+  jt808: 'JT/T 808-2019, 0x0200 per fix or 0x0704 batches',
+};
+
 /**
- * Simulated Teltonika trackers over loopback TCP into the ingest path (decode, group commit, ACK after
- * commit) on this machine's database: committed (= acknowledged) positions per second over the steady
+ * Simulated trackers (Teltonika; `--protocol=gps103` or another simulated dialect) over loopback TCP
+ * into the ingest path (decode, group commit, ACK after commit) on this machine's database: committed (= acknowledged) positions per second over the steady
  * window, packet → ACK latency, the server process's memory, and a count check that every
  * acknowledged position is in the table. PostgreSQL with DATABASE_URL, embedded otherwise.
- * `--scenario=2,3` runs only those rows.
+ * `--scenario=2,3` runs only those rows. Protocols whose times are whole seconds (GT06, GPS103) stamp
+ * fixes closer than that a second apart, so at the faster rows their fix times run ahead of the clock.
  */
 export default async function ingestBench(args: string[]): Promise<void> {
+  const protocol = pickedProtocol(args);
+  if (!TRACKER_DIALECTS[protocol]) throw new Error(`--protocol=${protocol}: no simulated trackers speak it (they speak ${Object.keys(TRACKER_DIALECTS).join(', ')})`);
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
   const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
   const rows = [];
   try {
     await migrateToLatest(handle.db);
     const account = await createAccount(handle.db, 'Ingest bench');
-    await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
     const picked = pickedScenarios(args);
-    for (const [index, scenario] of SCENARIOS.entries()) {
-      if (picked && !picked.includes(index + 1)) continue;
+    const chosen = SCENARIOS.filter((_, index) => !picked || picked.includes(index + 1));
+    // Only as many devices as the rows run need: registering 10,000 takes minutes on the embedded database.
+    await ensureSimulatedDevices(handle.db, account.id, SEED, Math.max(0, ...chosen.map((s) => s.devices)), protocol);
+    for (const scenario of chosen) {
       const server = await startIngest(handle, silentLogger, {
-        host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
+        host: '127.0.0.1', ports: { [protocol]: await freePort() }, osmandPort: 0,
         limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5, onDevicesUpdated: () => undefined,
       });
+      const listener = server.listeners[0];
+      if (!listener) {
+        await server.close();
+        throw new Error(`--protocol=${protocol}: the ingest server has no ${protocol} listener (not in ingest/protocol-catalog.ts)`);
+      }
       const before = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM positions`.execute(handle.db)).rows[0]!.n;
       let peakRss = 0;
       const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
-      const load = await runTrackerLoad(server.listeners[0]!.port, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
+      const load = await runTrackerLoad(listener.port, { ...scenario, protocol, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
       clearInterval(sampler);
       await server.close();
       const after = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM positions`.execute(handle.db)).rows[0]!.n;
@@ -75,9 +93,9 @@ export default async function ingestBench(args: string[]): Promise<void> {
     await handle.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, rows }, null, 2)}\n`);
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, protocol, rows }, null, 2)}\n`);
   else {
-    process.stdout.write(`Ingest over loopback TCP (Teltonika Codec 8), ${handle.description}, ${DURATION_MS / 1000} s per load, rates over the last ${(DURATION_MS - WARMUP_MS) / 1000} s\n`);
+    process.stdout.write(`Ingest over loopback TCP (${WIRE_FORMATS[protocol] ?? protocol}), ${handle.description}, ${DURATION_MS / 1000} s per load, rates over the last ${(DURATION_MS - WARMUP_MS) / 1000} s\n`);
     console.table(rows);
   }
 }

@@ -11,6 +11,8 @@ export async function freePort(): Promise<number> {
 }
 
 export interface TrackerLoad {
+  /** The trackers' protocol (simulators/tracker-dialect.ts TRACKER_DIALECTS); Teltonika unless given. */
+  protocol?: string;
   devices: number;
   intervalMs: number;
   recordsPerUpload: number;
@@ -29,11 +31,11 @@ export interface LoadResult {
 }
 
 /**
- * Simulated Teltonika trackers (ingest-load.ts) in a process of their own, so their work does not
+ * Simulated trackers of one protocol (ingest-load.ts) in a process of their own, so their work does not
  * share the server's event loop. BENCH_LOAD_NODE_ARGS adds node options to it (e.g. --cpu-prof).
  */
 export async function runTrackerLoad(port: number, load: TrackerLoad): Promise<LoadResult> {
-  const argv = [port, load.devices, load.intervalMs, load.recordsPerUpload, load.durationMs, load.warmupMs, load.seed].map(String);
+  const argv = [port, load.devices, load.intervalMs, load.recordsPerUpload, load.durationMs, load.warmupMs, load.seed, load.protocol ?? 'teltonika'].map(String);
   const nodeArgs = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(import.meta.dirname, 'ingest-load.ts'), ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -48,4 +50,12 @@ export async function runTrackerLoad(port: number, load: TrackerLoad): Promise<L
 export function pickedScenarios(args: string[]): number[] | undefined {
   const pick = args.find((a) => a.startsWith('--scenario='));
   return pick ? pick.slice('--scenario='.length).split(',').map(Number) : undefined;
+}
+
+/** `--protocol=gps103` (or `--protocol gps103`): the trackers' protocol, Teltonika unless given. */
+export function pickedProtocol(args: string[]): string {
+  const pick = args.find((a) => a.startsWith('--protocol='));
+  if (pick) return pick.slice('--protocol='.length);
+  const at = args.indexOf('--protocol');
+  return at >= 0 && args[at + 1] ? args[at + 1]! : 'teltonika';
 }
