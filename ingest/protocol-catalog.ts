@@ -4,6 +4,7 @@ import { gl200 } from './protocols/gl200/gl200.ts';
 import { gps103 } from './protocols/gps103/gps103.ts';
 import { gt06 } from './protocols/gt06/gt06.ts';
 import { h02 } from './protocols/h02/h02.ts';
+import { jt808 } from './protocols/jt808/jt808.ts';
 import { meitrack } from './protocols/meitrack/meitrack.ts';
 import { ruptela } from './protocols/ruptela/ruptela.ts';
 import { suntech } from './protocols/suntech/suntech.ts';
@@ -23,6 +24,7 @@ export const TRACKER_PROTOCOLS: ReadonlyArray<{ protocol: Protocol; portVariable
   { protocol: gl200, portVariable: 'GL200_PORT' },
   { protocol: meitrack, portVariable: 'MEITRACK_PORT' },
   { protocol: tk103, portVariable: 'TK103_PORT' },
+  { protocol: jt808, portVariable: 'JT808_PORT' },
   { protocol: gps103, portVariable: 'GPS103_PORT' },
   { protocol: wialon, portVariable: 'WIALON_PORT' },
   { protocol: suntech, portVariable: 'SUNTECH_PORT' },
