@@ -10,7 +10,7 @@ import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from
 import { rawTracker, type RawTracker } from './support/raw-tracker.ts';
 import { servedApi } from './support/served-api.ts';
 import {
-  gps103Clock, ruptelaDevicePacket, ruptelaPacket, suntechClock, watchClock, watchFrame, wialonClock, wialonPacket,
+  gps103AlternativeClock, gps103Clock, ruptelaDevicePacket, ruptelaPacket, suntechClock, watchClock, watchFrame, wialonClock, wialonPacket,
 } from './support/tracker-captures.ts';
 
 /**
@@ -160,6 +160,18 @@ describe('Coban GPS103', () => {
     const ignition = await eventually(() => api(`/events?types=vehicle.ignition.*&deviceIds=${imei()}`), (r) => expect(r.body.data.length).toBeGreaterThan(0));
     expect(ignition.body.data.map((e: any) => [e.type, e.timestamp])).toEqual([['vehicle.ignition.on', at.toISOString()]]);
     await silent(t); // a report is not acknowledged
+    t.end();
+  });
+
+  it('reads the signal (CSQ) of the `*`-ended alternative format into the device status', async () => {
+    const t = await login();
+    const at = now(90);
+    const { time, date } = gps103AlternativeClock(at);
+    // Capture: imei:861359038609986,Equipo 1,---,------,----,214734,241018,26,1,-33.42317,-70.61930,067,229,0674,1.00,08,0,1,---,*
+    t.send(`imei:${imei()},Equipo 1,---,------,----,${time},${date},26,1,-33.42317,-70.61930,067,229,0674,1.00,08,0,1,---,*`);
+    const s = await statusAt('gps103', at);
+    expect(s).toMatchObject({ latitude: -33.42317, longitude: -70.6193, speedKmh: 67, heading: 229, satellites: 8, signalStrength: 26, engineStatus: 'Off' });
+    expect((await fixAt('gps103', at)).attributes).toMatchObject({ rssi: 26, ignition: false, charge: true, hdop: 1 });
     t.end();
   });
 

@@ -20,6 +20,12 @@ export function gps103Clock(at: Date): { local: string; utc: string } {
   return { local: `${p.yy}${p.mo}${p.dd}${p.hh}${p.mi}${p.ss}`, utc: `${p.hh}${p.mi}${p.ss}.000` };
 }
 
+/** The `*`-ended alternative format's UTC `hhmmss` and `ddmmyy`. */
+export function gps103AlternativeClock(at: Date): { time: string; date: string } {
+  const p = parts(at);
+  return { time: `${p.hh}${p.mi}${p.ss}`, date: `${p.dd}${p.mo}${p.yy}` };
+}
+
 /** Wialon IPS `ddmmyy;hhmmss`. */
 export function wialonClock(at: Date): string {
   const p = parts(at);
