@@ -94,12 +94,12 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     return true;
   };
   const { registry, connections, presence, counters, unidentified, commands, writer, notice } = deps;
-  const identity = new TrackerIdentity(
-    { protocol, registry, connections, presence, counters, unidentified, commands, loginTimeoutMs: deps.limits.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS },
-    { id: randomUUID(), remote, remoteAddress, place, send, end: () => socket.end(), isClosed: () => socket.destroyed, close },
-  );
   const session = newSession();
   if (deps.media) session.mediaMaxBytes = deps.media.maxBytes;
+  const identity = new TrackerIdentity(
+    { protocol, registry, connections, presence, counters, unidentified, commands, loginTimeoutMs: deps.limits.loginTimeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS },
+    { id: randomUUID(), remote, remoteAddress, place, said: session.options, send, end: () => socket.end(), isClosed: () => socket.destroyed, close },
+  );
   const connection: TrackerFrameContext = { protocol, labels, session, identity, writer, counters, notice, commands, media: deps.media, gone: gone.signal, send, close };
 
   /** The frame was not committed: no ACK, so the tracker resends (after it reconnects). */

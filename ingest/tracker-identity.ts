@@ -29,6 +29,8 @@ export interface IdentifiedConnection {
   remoteAddress: string | null;
   /** The address whose unidentified place the connection holds; undefined when it holds none. */
   place: string | undefined;
+  /** What the device has told its decoder of itself (DecoderSession.options), for its commands' encoder. */
+  said: Readonly<Record<string, unknown>>;
   /** Writes bytes unless the connection is gone; false when it is. */
   send(bytes: Uint8Array | undefined): boolean;
   /** Ends the connection once what was sent has gone out (a refused login's answer). */
@@ -101,7 +103,7 @@ export class TrackerIdentity {
     this.identifiedOrGone();
     connections.claim(found.id, this.trackerLink);
     this.presence('online', found.id);
-    this.link = { deviceId: found.id, imei: deviceId, protocol: protocol.name, write: (bytes) => connection.send(bytes) };
+    this.link = { deviceId: found.id, imei: deviceId, protocol: protocol.name, said: connection.said, write: (bytes) => connection.send(bytes) };
     commands?.attach(this.link);
     return true;
   }

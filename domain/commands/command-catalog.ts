@@ -21,6 +21,12 @@ export interface CommandContext {
   deviceId: string;
   /** A number this connection has not used for another command (frame serial, server flag). */
   serial: number;
+  /**
+   * What the device's connection has told its decoder of itself (DecoderSession.options): how it
+   * frames its own messages, which some protocols' commands must match (a watch's manufacturer
+   * prefix, a JT/T 808 terminal's header edition). Absent when a command is checked with no connection.
+   */
+  said?: Readonly<Record<string, unknown>>;
 }
 
 export interface CommandEncoder {

@@ -23,6 +23,8 @@ export interface CommandLink {
   /** The id the device logged in with, which some protocols put in every command. */
   imei: string;
   protocol: string;
+  /** What the device has told its decoder of itself on this connection (CommandContext.said). */
+  said?: Readonly<Record<string, unknown>>;
   /** Writes bytes to the connection; false when it is gone. */
   write(bytes: Uint8Array): boolean;
 }
@@ -226,7 +228,7 @@ export class CommandDelivery {
       const serial = commandSerial(next.id);
       let bytes: Uint8Array;
       try {
-        bytes = encoder.encode(request, { deviceId: link.imei, serial });
+        bytes = encoder.encode(request, { deviceId: link.imei, serial, ...(link.said ? { said: link.said } : {}) });
       } catch (error) {
         if (!(error instanceof CommandNotEncodable)) throw error;
         await this.fail(next, error.message);

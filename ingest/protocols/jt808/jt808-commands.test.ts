@@ -27,6 +27,19 @@ describe('jt808 commands', () => {
     expect(encode('engine_stop', 3, { deviceId: '866496077582164' })).toBe('7e8105400101000008664960775821640003f01a7e');
   });
 
+  it('writes the header the terminal sent on its connection: a 2019 terminal with a short number keeps its edition', () => {
+    const session = newSession();
+    // A 2019 heartbeat (0x0002, version 1) from terminal 00000000013912345678: its id alone would give a 2013 header.
+    const message = Buffer.from('0002400001' + '00000000013912345678' + '0005', 'hex');
+    let x = 0;
+    for (const b of message) x ^= b;
+    jt808.decode(Uint8Array.from(Buffer.concat([Buffer.from([0x7e]), message, Buffer.from([x, 0x7e])])), session);
+    const bytes = hexOf(jt808Commands.encode({ type: 'engine_stop', params: {} }, { deviceId: '13912345678', serial: 3, said: session.options }));
+    expect(bytes.startsWith('7e81054001' + '01' + '00000000013912345678' + '0003f0')).toBe(true);
+    expect(encode('engine_stop', 3)).toBe(encode('engine_stop', 3, { deviceId: '13912345678' }));
+    expect(encode('engine_stop', 3).startsWith('7e81050001013912345678')).toBe(true);
+  });
+
   it('sends custom text as a 0x8300 text message with flag 01, and a picture request as 0x8801', () => {
     expect(encode('custom', 5, { text: 'Test, Command, 123#' })).toBe('7e83000014013912345678000501546573742c20436f6d6d616e642c2031323323c17e');
     expect(encode('take_photo', 6, { params: { camera: 2 } })).toBe('7e8801000c0139123456780006020001000000020580404080b77e');

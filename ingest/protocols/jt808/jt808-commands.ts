@@ -1,5 +1,5 @@
 import { CommandNotEncodable, customText, integerParam, type CommandEncoder } from '../../../domain/commands/command-catalog.ts';
-import { buildMessage } from './jt808-message.ts';
+import { buildMessage, type SaidHeader } from './jt808-message.ts';
 
 /** 0x8105 terminal control; 0xF0 / 0xF1 are the vendor command words for cutting and restoring fuel and power. */
 const TERMINAL_CONTROL = 0x8105;
@@ -16,13 +16,25 @@ const VERSION_2019 = 1;
 /**
  * The terminal number for the header, from the device id the terminal identified with (its number
  * with leading zeros dropped, jt808-message.ts): up to 12 digits fill the 2013 header's 6 BCD bytes,
- * 13 to 20 digits (an IMEI) the 2019 header's 10, which then carries the version byte.
+ * 13 to 20 digits (an IMEI) the 2019 header's 10, which then carries the version byte. The header
+ * the terminal itself sent on its connection wins: its number's bytes and edition exactly.
  */
-export function terminalOf(deviceId: string): { terminal: Uint8Array; version: number | undefined } {
+export function terminalOf(deviceId: string, said?: Readonly<Record<string, unknown>>): { terminal: Uint8Array; version: number | undefined } {
+  const header = saidHeader(said);
+  if (header) return header;
   if (!/^\d{1,20}$/.test(deviceId)) throw new CommandNotEncodable(`jt808: device id ${deviceId} is not a terminal number`);
   const long = deviceId.length > 12;
   const digits = deviceId.padStart(long ? 20 : 12, '0');
   return { terminal: Uint8Array.from(Buffer.from(digits, 'hex')), version: long ? VERSION_2019 : undefined };
+}
+
+/** The header the terminal sent on this connection, when it sent one (a 2019 terminal with a short number, an IMEI packed as binary). */
+function saidHeader(said: Readonly<Record<string, unknown>> | undefined): { terminal: Uint8Array; version: number | undefined } | undefined {
+  const header = said?.jt808Header as Partial<SaidHeader> | undefined;
+  if (typeof header?.terminal !== 'string' || !/^(?:[0-9a-f]{12}|[0-9a-f]{20})$/.test(header.terminal)) return undefined;
+  const version = typeof header.version === 'number' ? header.version : undefined;
+  if ((version === undefined) !== (header.terminal.length === 12)) return undefined;
+  return { terminal: Uint8Array.from(Buffer.from(header.terminal, 'hex')), version };
 }
 
 /** 0x8801 body: channel, one picture, no interval, upload now, 640×480, quality 5 of 1 (best) to 10, mid brightness, contrast, saturation and hue. */
@@ -46,8 +58,8 @@ export const jt808Commands: CommandEncoder = {
   protocol: 'jt808',
   types: ['engine_stop', 'engine_resume', 'take_photo', 'custom'],
   answerSerial: (_command, serial) => serial & 0xffff,
-  encode(command, { deviceId, serial }) {
-    const to = terminalOf(deviceId);
+  encode(command, { deviceId, serial, said }) {
+    const to = terminalOf(deviceId, said);
     const number = serial & 0xffff;
     switch (command.type) {
       case 'engine_stop':

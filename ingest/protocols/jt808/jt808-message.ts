@@ -97,7 +97,15 @@ export function parseMessage(frame: Uint8Array, session: DecoderSession): Jt808M
   // The body runs to the checksum. Its declared length (properties & LENGTH_MASK) is not trusted:
   // vendor messages (0x5501) count it differently, and the frame's ends already bound it.
   const body = new ByteReader(frame, r.offset, frame.length - 2);
+  // Our commands to this terminal go in its own header (jt808-commands.ts), which its id alone does not give.
+  session.options.jt808Header = { terminal: Buffer.from(terminal).toString('hex'), version: version ?? null } satisfies SaidHeader;
   return { id, properties, serial, terminal, version, packet, body, deviceId: terminalDeviceId(terminal), session };
+}
+
+/** The header a terminal sends, as its connection keeps it: the terminal number's bytes in hex and the 2019 version byte. */
+export interface SaidHeader {
+  terminal: string;
+  version: number | null;
 }
 
 /** The next serial number of a platform message on this connection. */

@@ -14,6 +14,14 @@ describe('watch commands', () => {
     expect(encode(custom('UPLOAD,600', { manufacturer: 'SG' }))).toBe('[SG*8800000015*000a*UPLOAD,600]');
   });
 
+  it('frames in the prefix the watch itself sends on its connection, unless the command names one', () => {
+    const session = newSession();
+    watch.decode(Buffer.from('[3G*8800000015*0002*LK]'), session);
+    const said = (command: CommandRequest) => Buffer.from(watchCommands.encode(command, { deviceId: '8800000015', serial: 7, said: session.options })).toString('latin1');
+    expect(said(custom('CR'))).toBe('[3G*8800000015*0002*CR]');
+    expect(said(custom('CR', { manufacturer: 'SG' }))).toBe('[SG*8800000015*0002*CR]');
+  });
+
   it('refuses what it cannot express', () => {
     expect(watchCommands.types).toEqual(['custom']);
     for (const type of ['engine_stop', 'engine_resume', 'siren_on', 'siren_off', 'take_photo'] as const) {

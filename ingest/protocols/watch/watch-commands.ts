@@ -10,8 +10,8 @@ function deviceId(id: string): string {
  * Watch server messages are frames like the device's own, `[CS*<id>*LLLL*<content>]` (the length is
  * the content's, 4 hex digits). The watches have no engine or output to cut: only `custom` is
  * expressed, its text being the content, such as `CR` (locate now), `SOS,<n1>,<n2>,<n3>`, `UPLOAD,600`,
- * `FIND`, `POWEROFF`. The manufacturer prefix is `CS` unless the command names another in
- * params.manufacturer (the one the watch sends, `SG` or `3G`).
+ * `FIND`, `POWEROFF`. The manufacturer prefix is the one the watch itself sends on its connection
+ * (`SG`, `3G`, `CS`…), or params.manufacturer when the command names one; `CS` when neither is known.
  */
 export const watchCommands: CommandEncoder = {
   protocol: 'watch',
@@ -21,7 +21,7 @@ export const watchCommands: CommandEncoder = {
     const text = customText(command, 'watch', 500);
     if (/[[\]*]/.test(text)) throw new CommandNotEncodable('watch: `[`, `]` and `*` frame a message, so the text may not hold them');
     if (!/^[A-Za-z][0-9A-Za-z_]*(,|$)/.test(text)) throw new CommandNotEncodable('watch: a custom command starts with its command word, such as CR');
-    const manufacturer = command.params.manufacturer ?? 'CS';
+    const manufacturer = command.params.manufacturer ?? context.said?.watchManufacturer ?? 'CS';
     if (typeof manufacturer !== 'string' || !/^[0-9A-Z]{2}$/.test(manufacturer)) throw new CommandNotEncodable('watch: manufacturer must be two capitals or digits');
     return watchFrame(manufacturer, deviceId(context.deviceId), text);
   },
