@@ -75,13 +75,22 @@ export function readBasicLocation(r: ByteReader): DecodedPosition {
   return p;
 }
 
+/** Whether the bytes left walk as additional information items (id, length, value) to exactly their end. */
+function isItemRun(r: ByteReader): boolean {
+  let at = r.offset;
+  while (at + 2 <= r.end) at += 2 + r.bytes[at + 1]!;
+  return at === r.end;
+}
+
 /**
  * A location report: the basic location, then the additional information items. A few trackers
  * send a fixed 20-byte trailer instead of items (battery, mileage in km, voltage, area, signal).
+ * Standard items can add up to 20 bytes too (mileage, fuel, speed, signal, satellites do), so the
+ * trailer is only taken when the bytes do not read as items.
  */
 export function readLocation(r: ByteReader): DecodedPosition {
   const p = readBasicLocation(r);
-  if (r.remaining === 20) {
+  if (r.remaining === 20 && !isItemRun(r)) {
     r.skip(4);
     p.attributes.odometer = r.u32() * 1000;
     p.attributes.battery = r.u16() / 10;
