@@ -1,4 +1,4 @@
-import { text, trimmed } from './jt808-extras.ts';
+import { text, trimmed } from './jt808-fields.ts';
 import { readLocation } from './jt808-location.ts';
 import { generalResponse, newReport, placeRecord, type Jt808Message, type Jt808Result } from './jt808-message.ts';
 

@@ -1,6 +1,6 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
 import type { DecodedPosition } from '../../protocol.ts';
-import { hexOf, text } from './jt808-extras.ts';
+import { hexOf, text } from './jt808-fields.ts';
 import { addAlarm } from './jt808-message.ts';
 
 /**

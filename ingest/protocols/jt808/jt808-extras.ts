@@ -2,23 +2,10 @@ import { ByteReader } from '../../codec/byte-reader.ts';
 import { MalformedFrameError } from '../../malformed-frame-error.ts';
 import { signalFromCsq } from '../../../domain/device-signal.ts';
 import { decodeVendorItem } from './jt808-vendor-items.ts';
+import { hexOf, text } from './jt808-fields.ts';
 import { addAlarm, type Jt808Record } from './jt808-message.ts';
 import type { DecodedPosition } from '../../protocol.ts';
 
-const ascii = new TextDecoder('latin1');
-
-export function text(r: ByteReader, n: number): string {
-  return ascii.decode(r.slice(n));
-}
-
-/** Text with control characters and spaces cut from both ends, as firmwares pad their fields with NULs. */
-export function trimmed(value: string): string {
-  return value.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '');
-}
-
-export function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
 
 /** Signed magnitude in 15 bits, the sign in bit 15 (temperatures of 0x51). */
 function signMagnitude(value: number): number {

@@ -1,6 +1,6 @@
 import type { ByteReader } from '../../codec/byte-reader.ts';
 import type { DecodedPosition } from '../../protocol.ts';
-import { text, trimmed } from './jt808-extras.ts';
+import { text, trimmed } from './jt808-fields.ts';
 import { emptyPosition, readStatusAndCoordinates } from './jt808-location.ts';
 import { addAlarm, generalResponse, newReport, placeRecord, type Jt808Message, type Jt808Result } from './jt808-message.ts';
 import { readBcdTime } from './jt808-time.ts';

@@ -1,7 +1,7 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
 import type { DecodedPosition } from '../../protocol.ts';
 import { decodeEbItems } from './jt808-eb-items.ts';
-import { hexOf, text, trimmed } from './jt808-extras.ts';
+import { hexOf, text, trimmed } from './jt808-fields.ts';
 import { addAlarm } from './jt808-message.ts';
 
 function printable(bytes: Uint8Array): boolean {

@@ -1,5 +1,5 @@
 import { ByteReader } from '../../codec/byte-reader.ts';
-import { text, trimmed } from './jt808-extras.ts';
+import { text, trimmed } from './jt808-fields.ts';
 import { emptyPosition, readLocation } from './jt808-location.ts';
 import { addAlarm, newReport, placeRecord, replyTo, type Jt808Message, type Jt808Result } from './jt808-message.ts';
 import { readBcdTime } from './jt808-time.ts';
