@@ -4,7 +4,7 @@ import { openDatabase } from '../db/database.ts';
 import type { Device } from '../db/schema.ts';
 import { commandSerial } from '../domain/commands/command-catalog.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
-import { jt808Authentication, jt808Frame, jt808LocationBody, jt808Registration, jt808TerminalResponse, terminalBcd } from '../simulators/jt808-packets.ts';
+import { jt808Authentication, jt808Frame, jt808LocationBody, jt808Locations, jt808Registration, jt808TerminalResponse, terminalBcd } from '../simulators/jt808-packets.ts';
 import { CANVAS_JPEG } from './support/canvas-jpeg.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
@@ -25,6 +25,8 @@ let server: Serving;
 let key: string;
 let port: number;
 let device: Device;
+/** A terminal that identifies with its SIM's phone number (013912345678): the 2013 header, 6 BCD bytes. */
+let phone: Device;
 const open: RawTracker[] = [];
 
 const api = servedApi(() => server.url, () => key);
@@ -36,21 +38,22 @@ const VERSION_2019 = 0x4000;
 const SUBPACKAGE = 0x2000;
 
 /**
- * A JT/T 808 frame under the 2019 header (a 15-digit IMEI needs its 10 BCD bytes): id, properties
- * (body length, version flag, subpackage flag), version 1, the terminal number, serial, [total and
- * index], body, XOR of all that, each 0x7e / 0x7d inside sent as 7d 02 / 7d 01, between two 0x7e.
+ * A JT/T 808 frame of terminal `number`: id, properties (body length, version flag, subpackage flag),
+ * [2019: version 1], the number in BCD (a 15-digit IMEI needs the 2019 header's 10 bytes, a phone
+ * number fits the 2013 header's 6), serial, [total and index], body, XOR of all that, each 0x7e / 0x7d
+ * inside sent as 7d 02 / 7d 01, between two 0x7e.
  */
-function frame(id: number, serial: number, body: Uint8Array, packet?: { total: number; index: number }): Buffer {
-  const head = Buffer.alloc(2 + 2 + 1 + 10 + 2 + (packet ? 4 : 0));
+function frame(number: string, id: number, serial: number, body: Uint8Array, packet?: { total: number; index: number }): Buffer {
+  const v2019 = number.length > 12;
+  const terminal = Buffer.from(number.padStart(v2019 ? 20 : 12, '0'), 'hex');
+  const head = Buffer.alloc(2 + 2 + (v2019 ? 1 : 0) + terminal.length + 2 + (packet ? 4 : 0));
   head.writeUInt16BE(id, 0);
-  head.writeUInt16BE(body.length | VERSION_2019 | (packet ? SUBPACKAGE : 0), 2);
-  head[4] = 1;
-  Buffer.from(imei().padStart(20, '0'), 'hex').copy(head, 5);
-  head.writeUInt16BE(serial, 15);
-  if (packet) {
-    head.writeUInt16BE(packet.total, 17);
-    head.writeUInt16BE(packet.index, 19);
-  }
+  head.writeUInt16BE(body.length | (v2019 ? VERSION_2019 : 0) | (packet ? SUBPACKAGE : 0), 2);
+  let at = 4;
+  if (v2019) head[at++] = 1;
+  at += terminal.copy(head, at);
+  at = head.writeUInt16BE(serial, at);
+  if (packet) head.writeUInt16BE(packet.index, head.writeUInt16BE(packet.total, at));
   const message = Buffer.concat([head, body, Buffer.alloc(1)]);
   message[message.length - 1] = message.subarray(0, -1).reduce((x, b) => x ^ b, 0);
   const wire: number[] = [FLAG];
@@ -66,15 +69,15 @@ const u32 = (n: number) => [...u16(n >>> 16), ...u16(n & 0xffff)];
  * The platform's side of one connection: its own messages are numbered from 0 (JT/T 808 numbers
  * each side's messages on its own), and a command carries its own serial instead.
  */
-function platform() {
+function platform(number = imei()) {
   let serial = 0;
   return {
     /** 0x8001 general response: the terminal message's serial and id, result 0 (success). */
-    ok: (answered: { serial: number; id: number }) => frame(0x8001, serial++, Uint8Array.of(...u16(answered.serial), ...u16(answered.id), 0)),
+    ok: (answered: { serial: number; id: number }) => frame(number, 0x8001, serial++, Uint8Array.of(...u16(answered.serial), ...u16(answered.id), 0)),
     /** 0x8100 registration answer: the registration's serial, result 0, the authentication code. */
-    registered: (registration: number, code: string) => frame(0x8100, serial++, Buffer.concat([Buffer.from([...u16(registration), 0]), Buffer.from(code, 'ascii')])),
+    registered: (registration: number, code: string) => frame(number, 0x8100, serial++, Buffer.concat([Buffer.from([...u16(registration), 0]), Buffer.from(code, 'ascii')])),
     /** 0x8800 multimedia upload answer: the media id and no packet to send again. */
-    uploaded: (mediaId: number) => frame(0x8800, serial++, Uint8Array.of(...u32(mediaId), 0)),
+    uploaded: (mediaId: number) => frame(number, 0x8800, serial++, Uint8Array.of(...u32(mediaId), 0)),
   };
 }
 
@@ -135,6 +138,7 @@ beforeAll(async () => {
   const { account, user } = await make.tenant();
   key = (await make.key(user.id, { permissions: ['*', 'commands:write', 'commands:custom'] })).key;
   device = await make.device(account.id, { userIds: [user.id], protocol: 'jt808', name: 'JT808 van' });
+  phone = await make.device(account.id, { userIds: [user.id], protocol: 'jt808', name: 'JT808 2013 truck', imei: '13912345678' });
   await setup.close();
   port = await freePort();
   server = await serve({
@@ -172,7 +176,13 @@ describe('JT/T 808', () => {
     const t = await connect();
     const side = platform();
     const at = now(120);
-    const body = jt808LocationBody({ time: at, latitude: -33.868820, longitude: 151.209296, altitude: 58, speedKmh: 72.4, heading: 187, satellites: 11, ignition: true, odometer: 123_456_700 });
+    // The simulator's items (0x01 mileage, 0x30 signal, 0x31 satellites) and 0x02 fuel 50.0 L, 0x03 speed 30.0 km/h: 20 bytes
+    // of items, as long as the fixed trailer some trackers send instead, and still read as items.
+    const body = Buffer.concat([
+      jt808LocationBody({ time: at, latitude: -33.868820, longitude: 151.209296, altitude: 58, speedKmh: 72.4, heading: 187, satellites: 11, ignition: true, odometer: 123_456_700 }),
+      Buffer.from('020201f4' + '0302012c', 'hex'),
+    ]);
+    expect(body.length).toBe(28 + 20);
     body.writeUInt32BE(0x00000001, 0); // alarm flags: bit 0, the emergency (SOS) button
     // What the terminal sends is Beijing time: 8 hours ahead of the UTC the API must show.
     expect(body.subarray(22, 28).toString('hex')).toBe(beijingBcd(at));
@@ -182,7 +192,7 @@ describe('JT/T 808', () => {
     // The answer comes after the commit: the fix is there at once.
     const fix = await fixAt(at);
     expect(fix).toMatchObject({ valid: true, lat: -33.86882, lng: 151.209296, altitude: 58, speedKmh: 72.4, heading: 187, satellites: 11 });
-    expect(fix.attributes).toMatchObject({ rssi: 23, sat: 11, ignition: true, odometer: 123_456_700, alarm: 'sos' });
+    expect(fix.attributes).toMatchObject({ rssi: 23, sat: 11, ignition: true, odometer: 123_456_700, fuel: 50, obdSpeed: 30, alarm: 'sos' });
     const s = await status();
     expect(s).toMatchObject({ latitude: -33.86882, longitude: 151.209296, speedKmh: 72, heading: 187, satellites: 11, signalStrength: 23, engineStatus: 'On', status: 'Moving' });
     expect(Date.parse(s.lastReportUtc)).toBeGreaterThanOrEqual(at.getTime());
@@ -201,7 +211,7 @@ describe('JT/T 808', () => {
     const queued = await queue({ type: 'engine_stop' });
     // Numbered with the command's own serial (its id, modulo the 16 bits the field holds), not the connection's.
     const serial = commandSerial(queued.id) & 0xffff;
-    await replies(t, frame(0x8105, serial, Uint8Array.of(0xf0)));
+    await replies(t, frame(imei(), 0x8105, serial, Uint8Array.of(0xf0)));
     await settled(queued.id, 'sent');
 
     // A general response naming another serial settles nothing.
@@ -224,7 +234,7 @@ describe('JT/T 808', () => {
     const queued = await queue({ type: 'take_photo' });
     const serial = commandSerial(queued.id) & 0xffff;
     // Channel 1, one picture, no interval, upload at once, 640×480 (2), quality 5, brightness 128, contrast 64, saturation 64, hue 128.
-    await replies(t, frame(0x8801, serial, Uint8Array.of(1, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 5, 128, 64, 64, 128)));
+    await replies(t, frame(imei(), 0x8801, serial, Uint8Array.of(1, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 5, 128, 64, 64, 128)));
     await settled(queued.id, 'sent');
     // The camera's "started" answer leaves the command waiting for its picture.
     t.send(jt808TerminalResponse(imei(), { serial, id: 0x8801 }, 0, 31));
@@ -240,7 +250,7 @@ describe('JT/T 808', () => {
     for (const [i, piece] of pieces.entries()) {
       const packet = { total: pieces.length, index: i + 1 };
       const packetSerial = 40 + i;
-      t.send(frame(0x0801, packetSerial, i === 0 ? Buffer.concat([header, piece]) : piece, packet));
+      t.send(frame(imei(), 0x0801, packetSerial, i === 0 ? Buffer.concat([header, piece]) : piece, packet));
       await replies(t, side.ok({ serial: packetSerial, id: 0x0801 }));
     }
     await replies(t, side.uploaded(mediaId));
@@ -262,6 +272,32 @@ describe('JT/T 808', () => {
     const events = await api(`/events?types=vehicle.media,command.*&deviceIds=${imei()}&order=asc`);
     expect(events.body.data.filter((e: any) => e.type === 'vehicle.media' || e.data.command?.id === queued.id).map((e: any) => e.type))
       .toEqual(['command.sent', 'vehicle.media', 'command.acknowledged']);
+    t.end();
+  });
+
+  it('serves a 2013 terminal known by its phone number: 6-byte header answers, a 0x0704 batch, engine_resume refused by 0x0001', async () => {
+    const number = phone.imei;
+    const t = await connect();
+    const side = platform(number);
+    t.send(jt808Registration(number, 1));
+    // The number's leading zero pads the BCD; the code is the number the terminal is known by.
+    await replies(t, side.registered(1, number));
+    const [first, second] = [now(50), now(40)];
+    const fix = (time: Date, speedKmh: number) => ({ time, latitude: 39.908722, longitude: 116.397499, speedKmh, heading: 270, satellites: 6, ignition: true });
+    t.send(jt808Locations(number, [fix(first, 12.3), fix(second, 0)], 2));
+    await replies(t, side.ok({ serial: 2, id: 0x0704 }));
+    const fixes = await eventually(async () => (await api(`/vehicles/${number}/positions`)).body.data as Array<{ fixTime: string; speedKmh: number }>, (all) => expect(all).toHaveLength(2));
+    // Times come in the key's user's timezone: compared as instants.
+    expect(fixes.map((p) => [Date.parse(p.fixTime), p.speedKmh]).sort()).toEqual([[first.getTime(), 12.3], [second.getTime(), 0]]);
+
+    const res = await api('/commands', { method: 'POST', body: { deviceId: number, type: 'engine_resume' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.data.id as string;
+    const serial = commandSerial(id) & 0xffff;
+    await replies(t, frame(number, 0x8105, serial, Uint8Array.of(0xf1)));
+    await settled(id, 'sent');
+    t.send(jt808TerminalResponse(number, { serial, id: 0x8105 }, 3, 3));
+    expect(await settled(id, 'failed')).toMatchObject({ response: 'not supported', error: 'the tracker refused the command (see response)' });
     t.end();
   });
 });
