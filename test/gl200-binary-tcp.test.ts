@@ -32,9 +32,14 @@ const imei = () => device.imei;
  * 2017-08-01 08:26:42, cell 268/3/189c/1ac5), then the masked fields, send time, count, checksum, \r\n.
  */
 const RSP_CAPTURE = '2b5253500700fc1fbf005d4501020209563254030003430564377e42071001000000000000007eff75a151025c6a8107e10801081a2a02680003189c1ac500000000000002100700000000000000000007e1080108241019e17ebe0d0a';
-/** Where the capture keeps its 8 id bytes, its fix's time and (13 bytes from the end) its send time. */
+/**
+ * Capture: +EVT report type 45 (VGN: ignition on), the same header fields (supply 14,328 mV, motion
+ * 0x22), 7 reserved bytes of the event, one fix (accuracy 0; 22.1 km/h, heading 242, 2017-08-01 08:36:26), the rest as above.
+ */
+const EVT_CAPTURE = '2b4556542d00fc1fbf0063450102020956325403000343056437f8220700000200000000010000160100f2007eff75a1f0025c6b1a07e1080108241a02680003189c1ac500000000000002100800000000000000000007e1080108241a19e24e4e0d0a';
+/** Where each capture keeps its 8 id bytes, its fix's time and (13 bytes from the end) its send time. */
 const ID_AT = 16;
-const FIX_TIME_AT = 47;
+const FIX_TIME_AT = { rsp: 47, evt: 53 };
 const SEND_TIME_FROM_END = 13;
 
 /** Queclink's binary time: year u16, month, day, hour, minute, second (UTC). */
@@ -45,12 +50,12 @@ function binaryTime(at: Date): Buffer {
   return out;
 }
 
-/** The capture, re-addressed to the test device and stamped `at`, sent `sentAt`. */
-function rspReport(at: Date, sentAt: Date): Buffer {
-  const frame = Buffer.from(RSP_CAPTURE, 'hex');
+/** A capture, re-addressed to the test device and stamped `at`, sent `sentAt`. */
+function binaryReport(capture: 'rsp' | 'evt', at: Date, sentAt: Date): Buffer {
+  const frame = Buffer.from(capture === 'rsp' ? RSP_CAPTURE : EVT_CAPTURE, 'hex');
   expect(frame.readUInt16BE(9)).toBe(frame.length); // the capture's own length field
   frame.writeBigUInt64BE(BigInt(imei()), ID_AT);
-  binaryTime(at).copy(frame, FIX_TIME_AT);
+  binaryTime(at).copy(frame, FIX_TIME_AT[capture]);
   binaryTime(sentAt).copy(frame, frame.length - SEND_TIME_FROM_END);
   return frame;
 }
@@ -124,7 +129,7 @@ describe('Queclink binary reports on the GL200 port', () => {
   it('stores a binary +RSP, then a text +RESP on the same connection, and answers a binary +HBD with +SACK:GTHBD', async () => {
     const t = await connect();
     const binaryAt = now(120);
-    t.send(rspReport(binaryAt, now(110)));
+    t.send(binaryReport('rsp', binaryAt, now(110)));
     const binary = await storedFix(binaryAt);
     // Accuracy 0: the device's last known location, kept but not valid.
     expect(binary).toMatchObject({ valid: false, lat: 39.611009, lng: -9.068207, altitude: 126, speedKmh: 0, heading: 0, satellites: 7 });
@@ -150,20 +155,38 @@ describe('Queclink binary reports on the GL200 port', () => {
     t.end();
   });
 
-  it('answers a +HBD that arrives split across writes, byte for byte', async () => {
+  it('answers a +HBD split across writes on a new connection, then reads text and binary reports sent in one write', async () => {
     const t = await connect();
-    // The connection is known by a report first; the heartbeat names no device the decoder reads.
-    const at = now(30);
-    t.send(rspReport(at, now(29)));
-    await storedFix(at);
+    // The heartbeat comes first here: it is answered before the connection knows its device.
     const hbd = heartbeat(0x0001, now());
-    t.send(hbd.subarray(0, 3));
+    t.send(hbd.subarray(0, 3)); // `+HB`: text or binary is not known yet
     await new Promise((r) => setTimeout(r, 100));
     t.send(hbd.subarray(3, 12));
     await new Promise((r) => setTimeout(r, 100));
     t.send(hbd.subarray(12));
     const answer = Buffer.from('+SACK:GTHBD,450102,0001$', 'latin1');
     expect((await t.read(answer.length)).toString('latin1')).toBe(answer.toString('latin1'));
+
+    // One TCP write holding a text report and a binary one: the framer switches form frame by frame.
+    const [textAt, binaryAt] = [now(30), now(20)];
+    t.send(Buffer.concat([
+      Buffer.from(`+RESP:GTFRI,8020040200,${imei()},,,10,1,1,0.0,0,9.0,-71.596601,-33.524595,${textClock(textAt)},0730,0001,772A,052B253E,00,0.0,,,,,100,210100,,,,${textClock(now(25))},0F4C$`, 'latin1'),
+      binaryReport('rsp', binaryAt, now(15)),
+    ]));
+    expect(await storedFix(textAt)).toMatchObject({ valid: true, lat: -33.524595, lng: -71.596601 });
+    expect(await storedFix(binaryAt)).toMatchObject({ valid: false, lat: 39.611009, lng: -9.068207 });
+    expect(t.closed).toBe(false);
+    t.end();
+  });
+
+  it('stores a binary +EVT ignition-on report with its event type, speed and heading', async () => {
+    const t = await connect();
+    const at = now(10);
+    t.send(binaryReport('evt', at, now(9)));
+    const fix = await storedFix(at);
+    expect(fix).toMatchObject({ valid: false, lat: 39.611162, lng: -9.068048, altitude: 126, speedKmh: 22.1, heading: 242, satellites: 7 });
+    expect(fix.attributes).toMatchObject({ type: 'VGN', reportType: 45, ignition: true, power: 14.328, batteryLevel: 100 });
+    await silent(t);
     t.end();
   });
 });
