@@ -76,8 +76,8 @@ function platform(number = imei()) {
     ok: (answered: { serial: number; id: number }) => frame(number, 0x8001, serial++, Uint8Array.of(...u16(answered.serial), ...u16(answered.id), 0)),
     /** 0x8100 registration answer: the registration's serial, result 0, the authentication code. */
     registered: (registration: number, code: string) => frame(number, 0x8100, serial++, Buffer.concat([Buffer.from([...u16(registration), 0]), Buffer.from(code, 'ascii')])),
-    /** 0x8800 multimedia upload answer: the media id and no packet to send again. */
-    uploaded: (mediaId: number) => frame(number, 0x8800, serial++, Uint8Array.of(...u32(mediaId), 0)),
+    /** 0x8800 multimedia upload answer: the media id, the count and indexes of the packets to send again (none: complete). */
+    uploaded: (mediaId: number, missing: number[] = []) => frame(number, 0x8800, serial++, Uint8Array.of(...u32(mediaId), missing.length, ...missing.flatMap(u16))),
   };
 }
 
@@ -298,6 +298,35 @@ describe('JT/T 808', () => {
     await settled(id, 'sent');
     t.send(jt808TerminalResponse(number, { serial, id: 0x8105 }, 3, 3));
     expect(await settled(id, 'failed')).toMatchObject({ response: 'not supported', error: 'the tracker refused the command (see response)' });
+    t.end();
+  });
+
+  it('asks again with 0x8800 for a picture packet that never came, and stores the picture once the terminal resends it', async () => {
+    const number = phone.imei;
+    const t = await connect();
+    const side = platform(number);
+    const shotAt = now(5);
+    // A picture the terminal took on its own (event 1, a timed shot) on camera 2: no command awaits it.
+    const mediaId = 0x00000102;
+    const location = jt808LocationBody({ time: shotAt, latitude: 39.908722, longitude: 116.397499, speedKmh: 0, heading: 0, satellites: 6, ignition: false }).subarray(0, 28);
+    const header = Buffer.concat([Buffer.from([...u32(mediaId), 0, 0, 1, 2]), location]);
+    const pieces = [CANVAS_JPEG.subarray(0, 500), CANVAS_JPEG.subarray(500, 700), CANVAS_JPEG.subarray(700)];
+    const send = (index: number, serial: number) =>
+      t.send(frame(number, 0x0801, serial, index === 1 ? Buffer.concat([header, pieces[0]!]) : pieces[index - 1]!, { total: 3, index }));
+    send(1, 60);
+    await replies(t, side.ok({ serial: 60, id: 0x0801 }));
+    send(3, 62); // packet 2 lost on the way
+    await replies(t, side.ok({ serial: 62, id: 0x0801 }));
+    await replies(t, side.uploaded(mediaId, [2]));
+    expect((await api(`/media?vehicleId=${number}`)).body.data).toEqual([]);
+
+    send(2, 63);
+    await replies(t, side.ok({ serial: 63, id: 0x0801 }));
+    await replies(t, side.uploaded(mediaId));
+    const list = await api(`/media?vehicleId=${number}`);
+    expect(list.body.data).toEqual([expect.objectContaining({ takenAt: shotAt.toISOString(), size: CANVAS_JPEG.length, fileName: `${mediaId}-ch2-ev1.jpg`, protocol: 'jt808', commandId: null })]);
+    const res = await fetch(`${server.url}${list.body.data[0].url}`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(Buffer.from(await res.arrayBuffer()).equals(CANVAS_JPEG)).toBe(true);
     t.end();
   });
 });
