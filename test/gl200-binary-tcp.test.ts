@@ -66,11 +66,13 @@ function textClock(at: Date): string {
 }
 
 /**
- * A binary heartbeat in the binary headers' order (no capture of one at hand): +HBD, mask, length,
- * device type 0x45, protocol version 0102, firmware 0209, the IMEI, send time, count, checksum, \r\n.
+ * A binary heartbeat as Queclink's air interface protocol lays it out (no capture of one at hand):
+ * +HBD, the +HBD mask 0xEF (every field but the device name: length, device type, protocol version,
+ * firmware, send time, count, the IMEI as unique id), length, device type 0x45, protocol version 0102,
+ * firmware 0209, the IMEI, send time, count, checksum, \r\n.
  */
 function heartbeat(count: number, sentAt: Date): Buffer {
-  const body = Buffer.concat([Buffer.from('+HBD', 'latin1'), Buffer.from([0x00, 0x00, 0x45, 0x01, 0x02, 0x02, 0x09]), Buffer.alloc(8), binaryTime(sentAt), Buffer.alloc(4), Buffer.from('\r\n', 'latin1')]);
+  const body = Buffer.concat([Buffer.from('+HBD', 'latin1'), Buffer.from([0xef, 0x00, 0x45, 0x01, 0x02, 0x02, 0x09]), Buffer.alloc(8), binaryTime(sentAt), Buffer.alloc(4), Buffer.from('\r\n', 'latin1')]);
   body[5] = body.length;
   body.writeBigUInt64BE(BigInt(imei()), 11);
   body.writeUInt16BE(count, body.length - 6);
