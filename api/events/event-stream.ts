@@ -84,7 +84,26 @@ export async function runEventStream(
       bounds.dropConnection?.();
     }, CLOSE_GRACE_MS);
   };
-  let visible = await visibleDeviceIds(db, scope);
+  // Subscribed before anything is awaited: the response (and the client's `open`) may go out at the
+  // first await, and an event committed after that must reach this stream. What arrives before the
+  // key's vehicles are known waits in `early` and is filtered then.
+  const wantsPositions = deps.positions !== undefined && filter.types !== undefined && matchesEventType(filter.types, 'vehicle.position');
+  let ready = false;
+  const early: Array<() => void> = [];
+  const subscription = feed.subscribe((events) => (ready ? takeEvents(events) : early.push(() => takeEvents(events))), () => stop('the server is stopping; reconnect with Last-Event-ID'));
+  const unsubscribePositions = wantsPositions
+    ? deps.positions!.subscribe((fixes) => (ready ? takeFixes(fixes) : early.push(() => takeFixes(fixes))))
+    : () => undefined;
+  let visible: Set<number>;
+  let vehicles: Map<number, FeedVehicle>;
+  try {
+    visible = await visibleDeviceIds(db, scope);
+    vehicles = wantsPositions ? await feedVehicles(db, scope) : new Map();
+  } catch (error) {
+    subscription.unsubscribe();
+    unsubscribePositions();
+    throw error;
+  }
   // Both stay set once set: a client gone, or a stop asked for, while the read above ran is seen here.
   stream.onAbort(() => {
     finished = true;
@@ -112,27 +131,25 @@ export async function runEventStream(
   };
 
   // vehicle.position is opt-in: only a stream whose types name it gets the positions committed from now on.
-  const wantsPositions = deps.positions !== undefined && filter.types !== undefined && matchesEventType(filter.types, 'vehicle.position');
-  let vehicles: Map<number, FeedVehicle> = wantsPositions ? await feedVehicles(db, scope) : new Map();
-  const unsubscribePositions = wantsPositions
-    ? deps.positions!.subscribe((fixes) => {
-        for (const f of inFixTimeOrder(fixes)) {
-          const vehicle = vehicles.get(f.deviceId);
-          if (!vehicle) continue;
-          if (filter.deviceIds && !filter.deviceIds.includes(f.deviceId)) continue;
-          if ((filter.from && f.fixTime < filter.from.getTime()) || (filter.to && f.fixTime > filter.to.getTime())) continue;
-          queue.push({ vehicle, fix: f });
-          queuedPositions++;
-        }
-        if (queuedPositions > MAX_QUEUED_POSITIONS) stop(`more than ${MAX_QUEUED_POSITIONS} positions waited for this client; reconnect, and read missed positions from the position history`);
-        nudge();
-      })
-    : () => undefined;
-  const subscription = feed.subscribe((events) => {
+  function takeFixes(fixes: readonly FeedFix[]): void {
+    for (const f of inFixTimeOrder(fixes)) {
+      const vehicle = vehicles.get(f.deviceId);
+      if (!vehicle) continue;
+      if (filter.deviceIds && !filter.deviceIds.includes(f.deviceId)) continue;
+      if ((filter.from && f.fixTime < filter.from.getTime()) || (filter.to && f.fixTime > filter.to.getTime())) continue;
+      queue.push({ vehicle, fix: f });
+      queuedPositions++;
+    }
+    if (queuedPositions > MAX_QUEUED_POSITIONS) stop(`more than ${MAX_QUEUED_POSITIONS} positions waited for this client; reconnect, and read missed positions from the position history`);
+    nudge();
+  }
+  function takeEvents(events: LoggedEvent[]): void {
     for (const e of events) if (matches(e)) queue.push(e);
     if (queue.length - queuedPositions > settings.maxQueued) stop(`more than ${settings.maxQueued} events waited for this client; reconnect with Last-Event-ID`);
     nudge();
-  }, () => stop('the server is stopping; reconnect with Last-Event-ID'));
+  }
+  ready = true;
+  for (const take of early.splice(0)) take();
   const heartbeat = setInterval(() => {
     void stream.write(': heartbeat\n\n').catch(() => undefined);
   }, settings.heartbeatMs);
