@@ -166,6 +166,27 @@ describe('the console\'s Fleet pages', () => {
     await expect.poll(async () => (await api(`/geofences/${polygon.body.data.id}`)).body.data.vertices).toEqual(
       expect.arrayContaining([{ lat: 19.615, lng: -99.288 }, { lat: 19.6, lng: -99.3 }, { lat: 19.6, lng: -99.29 }]));
 
+    // A geofence chosen while the list is read again after a save stays chosen.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const listRead = (url: URL) => url.pathname.endsWith('/geofences');
+    let holding = true;
+    await page.route(listRead, async (route) => {
+      if (holding && route.request().method() === 'GET') {
+        holding = false;
+        await held;
+      }
+      await route.continue();
+    });
+    await page.getByRole('button', { name: `Edit ${circleName}` }).click();
+    await panel.getByLabel('Radius (m)').fill('322');
+    await panel.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api(`/geofences/${circle.body.data.id}`)).body.data.radiusMeters).toBe(322);
+    await page.getByRole('button', { name: `Edit ${polygonName}` }).click();
+    release();
+    await expect.poll(() => page.locator('tbody tr', { hasText: circleName }).textContent()).toContain('322 m');
+    expect((await vertices.inputValue()).split('\n')).toHaveLength(3);
+
     // On the map: a corner dragged with the mouse moves in the fields, and is saved where it was dropped.
     await page.getByRole('button', { name: `Edit ${polygonName}` }).click();
     const before = await vertices.inputValue();

@@ -133,7 +133,10 @@ export async function render(main, { api, can }) {
         editing = undefined;
         panel.replaceChildren(idleText());
         await load();
-        select(data.id, false);
+        // The reader may have chosen another geofence while the list was read: keep to their choice,
+        // on its shape as just redrawn (the one they chose was on the map the read replaced).
+        if (!editing) select(data.id, false);
+        else if (editing.geofence) select(editing.geofence.id);
       },
       close: stopEditing,
       remove: () => remove(geofence),
