@@ -25,9 +25,14 @@ await new Promise((r) => setTimeout(r, warmupMs));
 for (const t of trackers) t.stats.ackLatencies.length = 0;
 const ackedAtWarmup = acknowledged();
 const steadyStart = performance.now();
+const cpuAtWarmup = process.cpuUsage();
+// The window's edges, for a bench that samples other processes' CPU over the same seconds.
+process.stdout.write('window start\n');
 await new Promise((r) => setTimeout(r, durationMs - warmupMs));
 const steadyAcked = acknowledged() - ackedAtWarmup;
 const steadySeconds = (performance.now() - steadyStart) / 1000;
+const cpu = process.cpuUsage(cpuAtWarmup);
+process.stdout.write('window end\n');
 const latency = summarise(trackers.flatMap((t) => t.stats.ackLatencies));
 await Promise.all(trackers.map((t) => t.stop(20_000)));
 process.stdout.write(
@@ -35,6 +40,9 @@ process.stdout.write(
     generated: trackers.reduce((n, t) => n + t.stats.generated, 0),
     acknowledged: acknowledged(),
     ackedPerSec: steadyAcked / steadySeconds,
+    steadyAcked,
+    steadySeconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     refused: trackers.filter((t) => t.stats.refused).length,
     p50: latency.p50,
     p99: latency.p99,

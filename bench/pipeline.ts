@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createAccount } from '../db/accounts.ts';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
-import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { ensureSimulatedDevices, simulatedImei } from '../simulators/simulated-devices.ts';
 import { summarise } from '../simulators/latency-stats.ts';
+import { startFleetServer } from './fleet-server.ts';
 import { seedGrid } from './geofence-grid.ts';
-import { startBenchPipeline } from './bench-pipeline.ts';
-import { pickedScenarios, runTrackerLoad } from './tracker-load.ts';
+import { cpuSecondsBetween, named, sampleCpu, treeOf, type CpuSample, type GroupMembers } from './process-cpu.ts';
+import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
 
 const SEED = 9;
 const DURATION_MS = 25_000;
 const WARMUP_MS = 5_000;
+const IDLE_WINDOW_MS = 10_000;
 const CENTER = { lat: 19.43, lng: -99.13 };
 
 interface Scenario {
@@ -27,97 +27,193 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { devices: 1_000, intervalMs: 100, recordsPerUpload: 10 }, // 10,000 fixes/s
   { devices: 1_000, intervalMs: 33, recordsPerUpload: 10 }, // 30,000 fixes/s
+  { devices: 1_000, intervalMs: 20, recordsPerUpload: 10 }, // 50,000 fixes/s
+  { devices: 2_000, intervalMs: 20, recordsPerUpload: 10 }, // 100,000 fixes/s
 ];
 
+const GROUPS = ['server', 'postgres', 'redis'] as const;
+
+/** `--processes=3`: the server's `--processes`. */
+function pickedProcesses(args: string[]): number {
+  const pick = args.find((a) => a.startsWith('--processes='));
+  return pick ? Number(pick.slice('--processes='.length)) : 1;
+}
+
 /**
- * Simulated trackers over TCP through ingest, the engine (geofence evaluation, events, visits) and the
- * database: positions per second committed and evaluated, enter/exit events per second, and the delay
- * from a fix's arrival at the server to its enter event being queryable (polled every 50 ms).
+ * `fleet serve` (all roles, in its own process, as users run it) taking simulated Teltonika trackers
+ * from a load generator in another process, with a grid of 5,329 geofences over the area they drive in.
+ * Per load: positions stored per second, enter/exit events per second, the delay from a fix's arrival
+ * at the server to its enter event being queryable (polled every 50 ms), ACK p99, and the CPU each
+ * process group spent per stored position over the steady window, read from /proc.
+ *
+ * The bench's own probe stays out of the CPU figures: on PostgreSQL its queries run on a backend the
+ * bench excludes by pid; on the embedded database they run inside the server, so the bench measures
+ * the probe alone at idle and subtracts that rate (printed). The first row is the server idle.
  * PostgreSQL with DATABASE_URL (BullMQ too with REDIS_URL), the embedded database otherwise.
  */
 export default async function pipelineBench(args: string[]): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL;
+  const processes = pickedProcesses(args);
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
-  const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
-  const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
-  const rows = [];
+  let geofences = 0;
+  // The server owns the embedded database: the bench prepares it first, then reaches it through the server's socket.
+  {
+    const setup = await openDatabase({ databaseUrl, dataDir, embedded: 'own', poolSize: 2 });
+    try {
+      geofences = await prepare(setup);
+    } finally {
+      await setup.close();
+    }
+  }
+  const port = await freePort();
+  const server = await startFleetServer({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    PORT: String(await freePort()), TELTONIKA_PORT: String(port),
+  }, processes);
+  const probe = await openDatabase({ databaseUrl, dataDir, embedded: 'share', poolSize: 1 });
+  const probeBackends = new Set<number>();
+  const groups: Record<string, GroupMembers> = {
+    server: treeOf(server.pid),
+    postgres: named('postgres', () => probeBackends),
+    redis: named('redis-server'),
+  };
+  const rows: Array<Record<string, number | string>> = [];
   try {
-    await migrateToLatest(handle.db);
-    // The simulated IMEIs are fixed by the seed: reuse the account that holds them (an earlier bench run's).
-    const holder = await handle.db.selectFrom('devices').select('account_id').where('imei', '=', simulatedImei(SEED, 0)).executeTakeFirst();
-    const accountId = holder?.account_id ?? (await createAccount(handle.db, 'Pipeline bench')).id;
-    const geofences = await seedGrid(handle.db, accountId, CENTER);
-    await ensureSimulatedDevices(handle.db, accountId, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
-    // History left by an earlier run (or by the ingest bench, same IMEIs) is marked evaluated: this
-    // bench measures live traffic, not a catch-up.
-    await sql`
-      INSERT INTO device_engine_states (device_id, cursor_fix_time)
-      SELECT s.device_id, s.fix_time FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${accountId}
-      ON CONFLICT (device_id) DO UPDATE SET cursor_fix_time = excluded.cursor_fix_time, inside = '{}', pending = '[]'
-    `.execute(handle.db);
-    const picked = pickedScenarios(args);
+    if (databaseUrl) {
+      const { rows: backend } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(probe.db);
+      probeBackends.add(backend[0]!.pid);
+    }
+    // Idle: what the server spends with no tracker, and (embedded) what the probe costs it.
+    const idle = await cpuOver(groups, IDLE_WINDOW_MS);
+    const probed = (await withProbe(probe.db, () => cpuOver(groups, IDLE_WINDOW_MS))).result;
+    const probeCoresEmbedded = databaseUrl ? 0 : Math.max(0, (probed.server! - idle.server!) / (IDLE_WINDOW_MS / 1000));
+    rows.push({
+      offeredPerSec: 0, positionsPerSec: 0, eventsPerSec: 0, eventDelayP50Ms: '', eventDelayP99Ms: '', ackP99Ms: '',
+      ...Object.fromEntries(GROUPS.map((g) => [`${g}Cores`, round2(idle[g]! / (IDLE_WINDOW_MS / 1000))])),
+    });
 
+    const picked = pickedScenarios(args);
     for (const [index, scenario] of SCENARIOS.entries()) {
       if (picked && !picked.includes(index + 1)) continue;
-      const pipeline = await startBenchPipeline(handle, queues);
       const startedAt = new Date();
-      const seen = new Set<number>();
-      const delays: number[] = [];
-      let polling = true;
-      const poller = (async () => {
-        while (polling) {
-          const { rows: fresh } = await sql<{ id: number; arrived: Date }>`
-            SELECT e.id, p.server_time AS arrived FROM geofence_events e
-            JOIN positions p ON p.device_id = e.device_id AND p.fix_time = e.fix_time
-            WHERE e.type = 'enter' AND e.created_at >= ${startedAt.toISOString()}::timestamptz
-          `.execute(handle.db);
-          const now = Date.now();
-          for (const r of fresh) {
-            if (seen.has(r.id)) continue;
-            seen.add(r.id);
-            if (now - startedAt.getTime() > WARMUP_MS) delays.push(now - r.arrived.getTime());
-          }
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      })();
-      const load = await runTrackerLoad(pipeline.trackerPort, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED });
+      const { result: measured, delays } = await withProbe(probe.db, async () => {
+        let start: CpuSample | undefined;
+        let spent: Record<string, number> = {};
+        const load = await runTrackerLoad(port, { ...scenario, durationMs: DURATION_MS, warmupMs: WARMUP_MS, seed: SEED }, (edge) => {
+          if (edge === 'start') start = sampleCpu(groups);
+          else if (start) spent = cpuSecondsBetween(start, sampleCpu(groups));
+        });
+        // Let the engine finish what was committed before the probe stops.
+        await engineCaughtUp(probe.db);
+        return { load, spent };
+      }, startedAt);
+      const { load, spent } = measured;
       const seconds = (Date.now() - startedAt.getTime()) / 1000;
-      await pipeline.stopIngest();
-      // Let the engine finish what was committed, then count what it produced.
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const { rows: behind } = await sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM device_states s JOIN device_engine_states e ON e.device_id = s.device_id
-          WHERE s.fix_time > coalesce(e.cursor_fix_time, '-infinity')`.execute(handle.db);
-        if (behind[0]!.n === 0 || Date.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      polling = false;
-      await poller;
-      await pipeline.stopEngine();
       const { rows: produced } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM geofence_events WHERE created_at >= ${startedAt.toISOString()}::timestamptz`.execute(handle.db);
+        SELECT count(*)::int AS n FROM geofence_events WHERE created_at >= ${startedAt.toISOString()}::timestamptz`.execute(probe.db);
       const latency = summarise(delays);
+      const stored = Math.max(1, load.steadyAcked);
+      const serverSeconds = Math.max(0, spent.server! - probeCoresEmbedded * load.steadySeconds);
+      const perPosition = (s: number) => Math.round((s / stored) * 1e6 * 10) / 10;
       rows.push({
-        devices: scenario.devices,
-        recordsPerPacket: scenario.recordsPerUpload,
         offeredPerSec: Math.round((scenario.devices * 1000) / scenario.intervalMs),
         positionsPerSec: Math.round(load.ackedPerSec),
         eventsPerSec: Math.round(produced[0]!.n / seconds),
-        enterEventsTimed: latency.count,
         eventDelayP50Ms: Math.round(latency.p50),
         eventDelayP99Ms: Math.round(latency.p99),
         ackP99Ms: Math.round(load.p99),
+        serverUs: perPosition(serverSeconds),
+        postgresUs: perPosition(spent.postgres!),
+        redisUs: perPosition(spent.redis!),
+        totalUs: perPosition(serverSeconds + spent.postgres! + spent.redis!),
+        loadGeneratorUs: perPosition(load.cpuSeconds),
       });
     }
-    process.stdout.write(`geofences: ${geofences}\n`);
+    const header = `Pipeline: \`fleet serve\`${processes > 1 ? ` --processes ${processes}` : ''} (all roles) on ${probe.description}, ` +
+      `engine queue on ${redisUrl ? 'Redis (BullMQ)' : 'the in-process queue'}, ${geofences} geofences, ${DURATION_MS / 1000} s per load, ` +
+      `CPU µs per stored position over the last ${(DURATION_MS - WARMUP_MS) / 1000} s (idle row: cores)` +
+      (databaseUrl ? '' : `; the probe's ${round2(probeCoresEmbedded)} cores measured at idle and taken out of the server's figure`);
+    if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ header, processes, rows }, null, 2)}\n`);
+    else {
+      process.stdout.write(`${header}\n`);
+      console.table(rows);
+    }
   } finally {
-    await queues.close();
-    await handle.close();
+    await probe.close();
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, rows }, null, 2)}\n`);
-  else {
-    process.stdout.write(`Pipeline over loopback TCP: ingest → engine (${queues.kind}) → ${handle.description}, ${DURATION_MS / 1000} s per load\n`);
-    console.table(rows);
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+async function cpuOver(groups: Record<string, GroupMembers>, ms: number): Promise<Record<string, number>> {
+  const before = sampleCpu(groups);
+  await new Promise((r) => setTimeout(r, ms));
+  return cpuSecondsBetween(before, sampleCpu(groups));
+}
+
+/** The account, geofences and trackers of the bench, their old history marked evaluated; the geofence count. */
+async function prepare(handle: DatabaseHandle): Promise<number> {
+  await migrateToLatest(handle.db);
+  // The simulated IMEIs are fixed by the seed: reuse the account that holds them (an earlier bench run's).
+  const holder = await handle.db.selectFrom('devices').select('account_id').where('imei', '=', simulatedImei(SEED, 0)).executeTakeFirst();
+  const accountId = holder?.account_id ?? (await createAccount(handle.db, 'Pipeline bench')).id;
+  const geofences = await seedGrid(handle.db, accountId, CENTER);
+  await ensureSimulatedDevices(handle.db, accountId, SEED, Math.max(...SCENARIOS.map((s) => s.devices)));
+  // History left by an earlier run (or by the ingest bench, same IMEIs) is marked evaluated: this
+  // bench measures live traffic, not a catch-up.
+  await sql`
+    INSERT INTO device_engine_states (device_id, cursor_fix_time)
+    SELECT s.device_id, s.fix_time FROM device_states s JOIN devices d ON d.id = s.device_id WHERE d.account_id = ${accountId}
+    ON CONFLICT (device_id) DO UPDATE SET cursor_fix_time = excluded.cursor_fix_time, inside = '{}', pending = '[]'
+  `.execute(handle.db);
+  return geofences;
+}
+
+/**
+ * Runs `work` while polling every 50 ms for enter events logged since `since`, each read once: the
+ * delays from its fix's arrival at the server to the poll that saw it (the first WARMUP_MS not timed).
+ */
+async function withProbe<T>(db: DatabaseHandle['db'], work: () => Promise<T>, since = new Date()): Promise<{ result: T; delays: number[] }> {
+  const delays: number[] = [];
+  let lastId = 0;
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const { rows: fresh } = await sql<{ id: number; arrived: Date }>`
+        SELECT e.id, p.server_time AS arrived FROM geofence_events e
+        JOIN positions p ON p.device_id = e.device_id AND p.fix_time = e.fix_time
+        WHERE e.id > ${lastId} AND e.type = 'enter' AND e.created_at >= ${since.toISOString()}::timestamptz
+        ORDER BY e.id
+      `.execute(db);
+      const now = Date.now();
+      for (const r of fresh) {
+        lastId = Math.max(lastId, Number(r.id));
+        if (now - since.getTime() > WARMUP_MS) delays.push(now - r.arrived.getTime());
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    const result = await work();
+    return { result, delays };
+  } finally {
+    polling = false;
+    await poller;
+  }
+}
+
+/** Waits (up to a minute) until no device has a stored fix past its engine cursor. */
+async function engineCaughtUp(db: DatabaseHandle['db']): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { rows: behind } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM device_states s JOIN device_engine_states e ON e.device_id = s.device_id
+      WHERE s.fix_time > coalesce(e.cursor_fix_time, '-infinity')`.execute(db);
+    if (behind[0]!.n === 0 || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -25,6 +25,11 @@ export interface LoadResult {
   generated: number;
   acknowledged: number;
   ackedPerSec: number;
+  /** Positions acknowledged in the steady window, and its length. */
+  steadyAcked: number;
+  steadySeconds: number;
+  /** The load generator's own CPU over the window. */
+  cpuSeconds: number;
   refused: number;
   p50: number;
   p99: number;
@@ -34,14 +39,19 @@ export interface LoadResult {
  * Simulated trackers of one protocol (ingest-load.ts) in a process of their own, so their work does not
  * share the server's event loop. BENCH_LOAD_NODE_ARGS adds node options to it (e.g. --cpu-prof).
  */
-export async function runTrackerLoad(port: number, load: TrackerLoad): Promise<LoadResult> {
+export async function runTrackerLoad(port: number, load: TrackerLoad, onWindow?: (edge: 'start' | 'end') => void): Promise<LoadResult> {
   const argv = [port, load.devices, load.intervalMs, load.recordsPerUpload, load.durationMs, load.warmupMs, load.seed, load.protocol ?? 'teltonika'].map(String);
   const nodeArgs = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(import.meta.dirname, 'ingest-load.ts'), ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout.on('data', (c) => (out += c));
+  let told = 0;
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+    const lines = out.split('\n');
+    for (; told < lines.length - 1; told++) if (lines[told] === 'window start' || lines[told] === 'window end') onWindow?.(lines[told]!.slice(7) as 'start' | 'end');
+  });
   await new Promise((r) => child.once('exit', r));
   return JSON.parse(out.trim().split('\n').pop()!);
 }
