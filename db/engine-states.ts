@@ -7,6 +7,8 @@ import type { EngineStepInput } from '../domain/engine-step/evaluate-engine-step
 import { driverKeys } from '../domain/drivers/driver-step.ts';
 import { driverSnapshot } from './driver-assignments.ts';
 import { stepTravels } from './travel-progress.ts';
+import { finiteOrNull } from './column-values.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 
 /**
  * Locks the engine state of each device that has a fix past its cursor or a listed late fix (creating the state on first
@@ -87,19 +89,89 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
 }
 
 /**
+ * A fix as fixesAfterCursors would read it back once stored, or undefined when its attributes hold a
+ * value whose text the database would spell differently (a non-string alarm or driver key): such a
+ * fix is read back from the database. Kept beside the query so the two read a fix alike.
+ */
+export function engineFixOf(fix: StoredFix): EngineFix | undefined {
+  const attributes = fix.attributes ?? {};
+  const alarm = attributes.alarm;
+  const driver = attributes.driverUniqueId ?? attributes.driverLicense;
+  if ((alarm !== undefined && alarm !== null && typeof alarm !== 'string') || (driver !== undefined && driver !== null && typeof driver !== 'string')) return undefined;
+  // A number JSON can hold (not NaN or ±Infinity, which it stores as null); anything else reads back as null.
+  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  const odometer = number(attributes.odometer);
+  return {
+    deviceId: fix.deviceId, fixTime: fix.fixTime, valid: fix.valid, latitude: fix.latitude, longitude: fix.longitude,
+    speedKmh: finiteOrNull(fix.speedKmh), heading: finiteOrNull(fix.heading), ignition: fix.ignition ?? null, alarm: alarm ?? null,
+    odometerKm: odometer === null ? null : odometer / 1000, driverIdentifier: driver ?? null,
+    fuelPercent: number(attributes.fuel), fuelLitres: number(attributes.fuelVolume),
+  };
+}
+
+/**
+ * The fixes this process committed lately, per device: an engine step reads them from memory instead
+ * of the database when the database proves them complete (see readEngineStep).
+ */
+export interface CommittedFixLookup {
+  /** The device's committed fixes after `cursor`, oldest first, if this process holds every one it committed; else undefined. */
+  after(deviceId: number, cursor: Date | null): EngineFix[] | undefined;
+}
+
+/** How many fixes each device has after its cursor, counted up to `limit` (a device with more shows limit). */
+async function countFixesAfterCursors(trx: Db, deviceIds: number[], limit: number): Promise<Map<number, number>> {
+  const { rows } = await sql<{ device_id: number; n: number }>`
+    SELECT s.device_id, (
+      SELECT count(*)::int FROM (
+        SELECT 1 FROM positions WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz) LIMIT ${limit}
+      ) held
+    ) AS n
+    FROM device_engine_states s
+    WHERE s.device_id = ANY(${deviceIds}::int[])
+  `.execute(trx);
+  return new Map(rows.map((r) => [r.device_id, r.n]));
+}
+
+/**
  * What one engine step reads for a batch of devices, in its transaction: their engine states locked
  * (lockEngineStates), the fixes after each cursor, the active travels of the devices with fixes (locked
  * too, so nothing else moves them meanwhile), and where their drivers stand. Null when no device has
  * anything to evaluate. The geofences come from the caller's catalog.
+ *
+ * With `committed`, a device's fixes come from memory when the database holds exactly as many after
+ * its cursor as memory does: memory only holds fixes already committed, taken before the count, so
+ * the same count means the same fixes (another process's fixes, or a commit memory has not heard of
+ * yet, make the counts differ and the device is read from the database). Counting reads the
+ * positions index; reading the rows back would fetch and parse each one.
  */
-export async function readEngineStep(trx: Db, deviceIds: number[], fixesPerDevice: number): Promise<Omit<EngineStepInput, 'geofences'> | null> {
+export async function readEngineStep(
+  trx: Db,
+  deviceIds: number[],
+  fixesPerDevice: number,
+  committed?: CommittedFixLookup,
+): Promise<Omit<EngineStepInput, 'geofences'> | null> {
   const states = await lockEngineStates(trx, deviceIds);
   if (states.length === 0) return null;
   const fixes = new Map<number, EngineFix[]>();
-  for (const f of await fixesAfterCursors(trx, states.map((s) => s.deviceId), fixesPerDevice)) {
-    const list = fixes.get(f.deviceId);
-    if (list) list.push(f);
-    else fixes.set(f.deviceId, [f]);
+  let fromDatabase = states.map((s) => s.deviceId);
+  if (committed) {
+    const held = new Map<number, EngineFix[]>();
+    for (const s of states) {
+      const list = committed.after(s.deviceId, s.cursor);
+      if (list && list.length > 0 && list.length <= fixesPerDevice) held.set(s.deviceId, list);
+    }
+    if (held.size > 0) {
+      const counts = await countFixesAfterCursors(trx, [...held.keys()], fixesPerDevice + 1);
+      for (const [deviceId, list] of held) if (counts.get(deviceId) === list.length) fixes.set(deviceId, list);
+      fromDatabase = fromDatabase.filter((id) => !fixes.has(id));
+    }
+  }
+  if (fromDatabase.length > 0) {
+    for (const f of await fixesAfterCursors(trx, fromDatabase, fixesPerDevice)) {
+      const list = fixes.get(f.deviceId);
+      if (list) list.push(f);
+      else fixes.set(f.deviceId, [f]);
+    }
   }
   const withFixes = [...fixes.keys()];
   const travels = await stepTravels(trx, withFixes);

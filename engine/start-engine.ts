@@ -7,6 +7,8 @@ import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import { ENGINE_JOBS, ENGINE_QUEUE, scheduleTravelStart } from './engine-jobs.ts';
 import { EngineLag } from './engine-metrics.ts';
 import { GeofenceCatalog } from './geofence-catalog.ts';
+import { CommittedFixes } from './committed-fixes.ts';
+import type { StoredFix } from '../domain/stored-rows.ts';
 import { jobRequestId, observedJob } from './observed-job.ts';
 import { LateFixLog } from './late-fix-log.ts';
 import type { QueueBackend } from './queue/job-queue.ts';
@@ -68,6 +70,11 @@ export interface EngineSettings {
 
 export interface RunningEngine {
   catalog: GeofenceCatalog;
+  /**
+   * Told the fixes of each batch committed by an ingest in this process: the engine evaluates them
+   * from memory instead of reading them back (CommittedFixes). Fixes committed elsewhere need no telling.
+   */
+  fixesCommitted(fixes: readonly StoredFix[]): void;
   close(): Promise<void>;
 }
 
@@ -95,9 +102,10 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     ...(settings.geocoding ? { addressReuseM: settings.geocoding.reuseM } : {}),
   };
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
+  const committed = new CommittedFixes();
 
   const run = routeJobs(ENGINE_QUEUE, ENGINE_JOBS, {
-    devices: ({ deviceIds }) => evaluateSignalledDevices({ db, catalog, queue, lateFixLog }, { evaluation, eta }, deviceIds),
+    devices: ({ deviceIds }) => evaluateSignalledDevices({ db, catalog, queue, lateFixLog, committed }, { evaluation, eta }, deviceIds),
     'travel-start': ({ travelId }) => startScheduledTravel(db, eta, travelId),
     'eta-refresh': () => refreshEtasAndCatchUp(db, queue, eta),
     'inactivity-sweep': () => sweepInactive(db, settings.status.inactiveAfterMinutes),
@@ -127,6 +135,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
 
   return {
     catalog,
+    fixesCommitted: (fixes) => committed.add(fixes),
     async close() {
       await addresses?.close();
       await worker.close();

@@ -2,12 +2,13 @@ import type { DatabaseHandle } from '../../db/database.ts';
 import { createGeocoder } from '../../engine/geocoding/create-geocoder.ts';
 import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { startEngine } from '../../engine/start-engine.ts';
+import type { StoredFix } from '../../domain/stored-rows.ts';
 import { startWebhookDelivery } from '../../engine/webhooks/start-webhook-delivery.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
 
 /** The engine role: the engine queue's worker and its schedules, and webhook delivery on its own queue. */
-export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ stop(): Promise<void> }> {
+export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ fixesCommitted(fixes: readonly StoredFix[]): void; stop(): Promise<void> }> {
   // GEOCODER=off: no address keeper at all, rather than one asking a geocoder that never answers.
   const geocoder = config.geocoder.provider === 'off' ? undefined : createGeocoder(config.geocoder, log);
   // The offline places take about a second to parse, holding the event loop: paid here, before this
@@ -64,6 +65,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     throw error;
   }
   return {
+    fixesCommitted: engine.fixesCommitted,
     async stop() {
       await webhooks.close();
       await engine.close();

@@ -6,6 +6,7 @@ import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
 import { feedFix, type PositionFeed } from '../../domain/events/position-feed.ts';
 import { POSITION_WEBHOOK_DEFAULTS, PositionWebhookSender } from '../../engine/webhooks/position-webhooks.ts';
+import type { StoredFix } from '../../domain/stored-rows.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
 
@@ -18,7 +19,11 @@ export interface RunningIngestRole {
 export async function startIngestRole(
   config: Config,
   log: Logger,
-  deps: { database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus; positionFeed: PositionFeed },
+  deps: {
+    database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus; positionFeed: PositionFeed;
+    /** Told each committed batch's fixes before the engine is signalled (the engine in this process). */
+    fixesCommitted?: (fixes: readonly StoredFix[]) => void;
+  },
 ): Promise<RunningIngestRole> {
   // vehicle.position: webhooks get the fixes this process stores from this process (one sender per
   // vehicle's connection, so each vehicle's order holds); streams get them through the feed, anywhere.
@@ -48,6 +53,7 @@ export async function startIngestRole(
       maxConnections: config.ingest.maxConnections,
       onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
       onFixesCommitted: (fixes) => {
+        deps.fixesCommitted?.(fixes);
         const feed = fixes.map(feedFix);
         positionWebhooks.accept(feed);
         deps.positionFeed.publish(feed);

@@ -115,8 +115,12 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const positionFeed = redis ? new RedisPositionFeed(redis, log, `${queuePrefix(config.databaseUrl)}:positions`) : new LocalPositionFeed();
     if (positionFeed instanceof RedisPositionFeed) stack.push('position feed', async () => positionFeed.close());
 
-    if (roles.has('engine')) stack.push('engine', (await startEngineRole(config, log, { database, queues })).stop);
-    const ingest = roles.has('ingest') ? await startIngestRole(config, log, { database, engineQueue, commandBus, positionFeed }) : undefined;
+    const engine = roles.has('engine') ? await startEngineRole(config, log, { database, queues }) : undefined;
+    if (engine) stack.push('engine', engine.stop);
+    // With the engine in this process, it takes the fixes ingest commits from memory instead of reading them back.
+    const ingest = roles.has('ingest')
+      ? await startIngestRole(config, log, { database, engineQueue, commandBus, positionFeed, ...(engine ? { fixesCommitted: engine.fixesCommitted } : {}) })
+      : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
     const firstRun = new FirstRunSetup();

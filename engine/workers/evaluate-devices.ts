@@ -12,6 +12,7 @@ import type { FuelThresholds } from '../../domain/fuel/device-fuel.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import type { DeviceLateFixes } from '../late-fix-log.ts';
 import { evaluateLateFixes } from './evaluate-late-fixes.ts';
+import type { CommittedFixes } from '../committed-fixes.ts';
 
 export interface EvaluationSettings {
   status: DeviceStatusThresholds;
@@ -51,9 +52,17 @@ export interface EvaluationOutcome {
  * finds nothing after the cursor; two workers given the same device take turns on its lock. So
  * delivery may be at-least-once and in any order without duplicating or losing an event.
  */
-export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceIds: number[], settings: EvaluationSettings): Promise<EvaluationOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const read = await readEngineStep(trx, deviceIds, settings.fixesPerDevice);
+export async function evaluateDevices(
+  db: Db,
+  catalog: GeofenceCatalog,
+  deviceIds: number[],
+  settings: EvaluationSettings,
+  /** This process's recently committed fixes, read instead of the database when complete (see readEngineStep). */
+  committed?: CommittedFixes,
+): Promise<EvaluationOutcome> {
+  let cursors: Array<{ deviceId: number; cursor: Date | null }> = [];
+  const outcome = await db.transaction().execute(async (trx) => {
+    const read = await readEngineStep(trx, deviceIds, settings.fixesPerDevice, committed);
     if (!read) return { unfinished: [], events: 0, progressedTravels: [], late: { evaluated: 0, ignored: 0 }, lateByDevice: [] };
     const decisions = evaluateEngineStep({ ...read, geofences: catalog }, {
       status: settings.status,
@@ -65,6 +74,7 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       now: new Date(),
     });
     const written = await saveEngineResults(trx, decisions);
+    cursors = decisions.states;
 
     // After the fixes in order, so the late ones are read against a timeline that includes them.
     const cursorAfter = new Map(decisions.states.map((u) => [u.deviceId, u.cursor]));
@@ -97,6 +107,9 @@ export async function evaluateDevices(db: Db, catalog: GeofenceCatalog, deviceId
       late: { evaluated: late.evaluated, ignored: late.ignored }, lateByDevice: late.devices,
     };
   });
+  // Only once committed: a step rolled back leaves its fixes to be evaluated again.
+  committed?.evaluated(cursors);
+  return outcome;
 }
 
 /** By time; events of the same instant in the order of their groups, then as each group lists them. */

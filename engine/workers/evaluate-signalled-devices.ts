@@ -3,6 +3,7 @@ import type { EngineQueue } from '../engine-jobs.ts';
 import type { GeofenceCatalog } from '../geofence-catalog.ts';
 import type { DeviceLateFixes, LateFixLog } from '../late-fix-log.ts';
 import { evaluateDevices, type EvaluationSettings } from './evaluate-devices.ts';
+import type { CommittedFixes } from '../committed-fixes.ts';
 import { refreshEtas, type EtaRefreshSettings } from './refresh-etas.ts';
 
 /** Devices evaluated per transaction: a signal of thousands is worked through in steps of this many. */
@@ -15,14 +16,14 @@ const DEVICES_PER_STEP = 500;
  * once for the whole job.
  */
 export async function evaluateSignalledDevices(
-  deps: { db: Db; catalog: GeofenceCatalog; queue: EngineQueue; lateFixLog: LateFixLog },
+  deps: { db: Db; catalog: GeofenceCatalog; queue: EngineQueue; lateFixLog: LateFixLog; committed?: CommittedFixes },
   settings: { evaluation: EvaluationSettings; eta: EtaRefreshSettings },
   deviceIds: readonly number[],
 ): Promise<void> {
   const { db, queue } = deps;
   const late: DeviceLateFixes[] = [];
   for (let i = 0; i < deviceIds.length; i += DEVICES_PER_STEP) {
-    const outcome = await evaluateDevices(db, deps.catalog, deviceIds.slice(i, i + DEVICES_PER_STEP), settings.evaluation);
+    const outcome = await evaluateDevices(db, deps.catalog, deviceIds.slice(i, i + DEVICES_PER_STEP), settings.evaluation, deps.committed);
     late.push(...outcome.lateByDevice);
     if (outcome.unfinished.length > 0) await queue.add('devices', { deviceIds: outcome.unfinished });
     if (outcome.progressedTravels.length > 0) await refreshEtas(db, settings.eta, outcome.progressedTravels);
