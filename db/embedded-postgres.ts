@@ -4,16 +4,28 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { postgis } from '@electric-sql/pglite-postgis';
 import { StartupError } from '../runtime/startup-error.ts';
 import { ownerOnlyDirectory } from './owner-only-directory.ts';
 import { PgliteSocketServer } from './pglite-socket-server.ts';
+import { trimmedPostgis } from './postgis-bundle.ts';
 
 /** pg clients find a Unix socket as `<host>/.s.PGSQL.<port>`; the port is only part of the file name. */
 export const EMBEDDED_SOCKET_PORT = 5432;
 const SOCKET_NAME = `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`;
 // Unix socket paths are limited to 107 bytes on Linux.
 const MAX_SOCKET_PATH = 100;
+
+/**
+ * PGlite's default of 128 MB of shared buffers is resident memory of this process once the pages
+ * are touched, and is sized for a server with many backends; a fleet on one laptop reads its hot
+ * rows from a few MB. 16 MB keeps the bench's and the demo's working set cached (docs/performance.md#memory).
+ */
+const SHARED_BUFFERS = '16MB';
+
+/** PGlite's own start parameters plus ours; passing startParams replaces its defaults, so they are repeated. */
+function startParams(): string[] {
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`];
+}
 
 export interface EmbeddedPostgres {
   /** Directory holding the socket: the `host` a pg client connects to. */
@@ -97,7 +109,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const release = acquireLock(dataDir);
   let db: PGlite | undefined;
   try {
-    db = await PGlite.create({ dataDir: join(dataDir, 'pgdata'), extensions: { postgis } });
+    db = await PGlite.create({
+      dataDir: join(dataDir, 'pgdata'),
+      // The core of PostGIS only, unpacked once from the installed package into the data directory.
+      extensions: { postgis: trimmedPostgis(join(dataDir, 'cache')) },
+      startParams: startParams(),
+    });
     const socketDir = embeddedSocketDir(dataDir);
     ownerOnlyDirectory(socketDir, 'The embedded database\'s socket directory');
     const socketPath = join(socketDir, SOCKET_NAME);
