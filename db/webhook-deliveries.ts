@@ -43,7 +43,8 @@ export async function fanOutEvents(
     WITH cursor AS (
       SELECT last_event_id FROM event_fanout_cursor FOR UPDATE
     ), batch AS (
-      SELECT e.* FROM events e, cursor c WHERE e.id > c.last_event_id ORDER BY e.id LIMIT ${limit}
+      -- The cursor as a scalar: joined as a row, the planner walks the log's index from its start.
+      SELECT e.* FROM events e WHERE e.id > (SELECT last_event_id FROM cursor) ORDER BY e.id LIMIT ${limit}
     ), matched AS (
       SELECT w.id AS webhook_id, w.account_id, e.id AS event_id, e.type,
         row_number() OVER (PARTITION BY w.account_id ORDER BY e.id, w.id) AS turn
