@@ -14,13 +14,18 @@ import type { StoredFix } from '../domain/stored-rows.ts';
  */
 export function upsertListingLateFixesSql(upsert: RawBuilder<unknown>, fixes: StoredFix[]): RawBuilder<unknown> {
   return sql`
-    WITH upserted AS (${upsert} RETURNING device_id, previous_fix_time)
+    WITH upserted AS (${upsert} RETURNING device_id, previous_fix_time),
+    -- Late ones first, and only they are looked up in the history: left to itself, the planner looks
+    -- up every fix of the batch before comparing times (most of a batch write's cost, measured).
+    late AS MATERIALIZED (
+      SELECT f.device_id, f.fix_time
+      FROM unnest(${fixes.map((f) => f.deviceId)}::int[], ${fixes.map((f) => f.fixTime.toISOString())}::timestamptz[]) AS f(device_id, fix_time)
+      JOIN upserted u ON u.device_id = f.device_id
+      WHERE f.fix_time < u.previous_fix_time
+    )
     INSERT INTO late_fixes (device_id, fix_time)
-    SELECT f.device_id, f.fix_time
-    FROM unnest(${fixes.map((f) => f.deviceId)}::int[], ${fixes.map((f) => f.fixTime.toISOString())}::timestamptz[]) AS f(device_id, fix_time)
-    JOIN upserted u ON u.device_id = f.device_id
-    WHERE f.fix_time < u.previous_fix_time
-      AND NOT EXISTS (SELECT 1 FROM positions p WHERE p.device_id = f.device_id AND p.fix_time = f.fix_time)
+    SELECT l.device_id, l.fix_time FROM late l
+    WHERE NOT EXISTS (SELECT 1 FROM positions p WHERE p.device_id = l.device_id AND p.fix_time = l.fix_time)
     ON CONFLICT DO NOTHING
   `;
 }
