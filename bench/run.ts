@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ default: (args: string[]) => Promi
   ingest: () => import('./ingest.ts'),
   'late-fixes': () => import('./late-fixes.ts'),
   'maintenance-check': () => import('./maintenance-check.ts'),
+  memory: () => import('./memory.ts'),
   pipeline: () => import('./pipeline.ts'),
   positions: () => import('./position-export.ts'),
   storage: () => import('./position-storage.ts'),
