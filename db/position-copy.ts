@@ -6,22 +6,16 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 import { batchStatements, insertFixesSkippingStored } from './position-batches.ts';
-import { POSITION_COLUMN_LIST, positionCopyLine } from './position-columns.ts';
+import { POSITION_COLUMN_LIST, positionCopyBinary } from './position-columns.ts';
 import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
 
-const COPY_POSITIONS = `COPY positions (${POSITION_COLUMN_LIST}) FROM STDIN`;
+const COPY_POSITIONS = `COPY positions (${POSITION_COLUMN_LIST}) FROM STDIN (FORMAT binary)`;
 
-/** One batch as COPY text, rows in chunks so a large batch is streamed while it is formatted. */
-function* copyRows(fixes: StoredFix[], chunkRows = 256): Generator<string> {
-  let chunk = '';
-  for (let i = 0; i < fixes.length; i++) {
-    chunk += positionCopyLine(fixes[i]!);
-    if ((i + 1) % chunkRows === 0) {
-      yield chunk;
-      chunk = '';
-    }
+/** One batch in COPY's binary format, rows in chunks so a large batch is streamed while it is encoded. */
+function* copyRows(fixes: StoredFix[], chunkRows = 256): Generator<Buffer> {
+  for (let i = 0; i < fixes.length; i += chunkRows) {
+    yield positionCopyBinary(fixes.slice(i, i + chunkRows), { header: i === 0, trailer: i + chunkRows >= fixes.length });
   }
-  if (chunk) yield chunk;
 }
 
 /**
