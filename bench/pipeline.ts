@@ -74,10 +74,11 @@ export default async function pipelineBench(args: string[]): Promise<void> {
   }, processes);
   const probe = await openDatabase({ databaseUrl, dataDir, embedded: 'share', poolSize: 1 });
   const probeBackends = new Set<number>();
+  // Only the servers this run uses: on the embedded default the database and queue are in the server's process.
   const groups: Record<string, GroupMembers> = {
     server: treeOf(server.pid),
-    postgres: named('postgres', () => probeBackends),
-    redis: named('redis-server'),
+    ...(databaseUrl ? { postgres: named('postgres', () => probeBackends) } : {}),
+    ...(redisUrl ? { redis: named('redis-server') } : {}),
   };
   const rows: Array<Record<string, number | string>> = [];
   try {
@@ -91,7 +92,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
     const probeCoresEmbedded = databaseUrl ? 0 : Math.max(0, (probed.server! - idle.server!) / (IDLE_WINDOW_MS / 1000));
     rows.push({
       offeredPerSec: 0, positionsPerSec: 0, eventsPerSec: 0, eventDelayP50Ms: '', eventDelayP99Ms: '', ackP99Ms: '',
-      ...Object.fromEntries(GROUPS.map((g) => [`${g}Cores`, round2(idle[g]! / (IDLE_WINDOW_MS / 1000))])),
+      ...Object.fromEntries(GROUPS.map((g) => [`${g}Cores`, g in idle ? round2(idle[g]! / (IDLE_WINDOW_MS / 1000)) : ''])),
     });
 
     const picked = pickedScenarios(args);
@@ -116,7 +117,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
       const latency = summarise(delays);
       const stored = Math.max(1, load.steadyAcked);
       const serverSeconds = Math.max(0, spent.server! - probeCoresEmbedded * load.steadySeconds);
-      const perPosition = (s: number) => Math.round((s / stored) * 1e6 * 10) / 10;
+      const perPosition = (s: number | undefined) => (s === undefined ? '' : Math.round((s / stored) * 1e6 * 10) / 10);
       rows.push({
         offeredPerSec: Math.round((scenario.devices * 1000) / scenario.intervalMs),
         positionsPerSec: Math.round(load.ackedPerSec),
@@ -125,9 +126,9 @@ export default async function pipelineBench(args: string[]): Promise<void> {
         eventDelayP99Ms: Math.round(latency.p99),
         ackP99Ms: Math.round(load.p99),
         serverUs: perPosition(serverSeconds),
-        postgresUs: perPosition(spent.postgres!),
-        redisUs: perPosition(spent.redis!),
-        totalUs: perPosition(serverSeconds + spent.postgres! + spent.redis!),
+        postgresUs: perPosition(spent.postgres),
+        redisUs: perPosition(spent.redis),
+        totalUs: perPosition(serverSeconds + (spent.postgres ?? 0) + (spent.redis ?? 0)),
         loadGeneratorUs: perPosition(load.cpuSeconds),
       });
     }

@@ -2,32 +2,49 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 import type { StoredFix } from '../domain/stored-rows.ts';
 
+/** Runs a statement in the batch's transaction and gives its rows. */
+export type RunStatement = <R>(statement: RawBuilder<R>) => Promise<R[]>;
+
 /**
- * Wraps a batch's latest-state upsert so that the same statement also lists the batch's late fixes:
- * those older than their device's newest fix before this batch. The engine may already have evaluated
- * past them, so they go on a list it reads. The upsert locks each device's row and reads its latest
- * committed version (waiting for a concurrent batch of the device to commit first), and keeps the fix
- * time it replaced in `previous_fix_time`; that is what the late fixes are compared with, so of two
- * batches of one device committing at once, the second sees the first's newest fix and no late fix
- * escapes the list. It runs before the batch's positions are written, so a resent fix (already
- * stored, and evaluated when it first came) is told apart from a new one and not listed.
+ * Runs a batch's latest-state upsert so that it also lists the batch's late fixes: those older than
+ * their device's newest fix before this batch. The engine may already have evaluated past them, so
+ * they go on a list it reads. The upsert locks each device's row and reads its latest committed
+ * version (waiting for a concurrent batch of the device to commit first), and keeps the fix time it
+ * replaced in `previous_fix_time`; that is what the late fixes are compared with, so of two batches of
+ * one device committing at once, the second sees the first's newest fix and no late fix escapes the
+ * list. It runs before the batch's positions are written, so a resent fix (already stored, and
+ * evaluated when it first came) is told apart from a new one and not listed.
+ *
+ * Two steps, the second only when needed: the upsert names the devices whose oldest fix in the batch
+ * is behind their previous newest one (rare: most batches are in order), then only those devices'
+ * older fixes are looked up in the history. Sending every fix's time to compare in the database cost
+ * more than the upsert itself (measured).
  */
-export function upsertListingLateFixesSql(upsert: RawBuilder<unknown>, fixes: StoredFix[]): RawBuilder<unknown> {
-  return sql`
-    WITH upserted AS (${upsert} RETURNING device_id, previous_fix_time),
-    -- Late ones first, and only they are looked up in the history: left to itself, the planner looks
-    -- up every fix of the batch before comparing times (most of a batch write's cost, measured).
-    late AS MATERIALIZED (
-      SELECT f.device_id, f.fix_time
-      FROM unnest(${fixes.map((f) => f.deviceId)}::int[], ${fixes.map((f) => f.fixTime.toISOString())}::timestamptz[]) AS f(device_id, fix_time)
-      JOIN upserted u ON u.device_id = f.device_id
-      WHERE f.fix_time < u.previous_fix_time
-    )
+export async function upsertListingLateFixes(run: RunStatement, upsert: RawBuilder<unknown>, fixes: StoredFix[]): Promise<void> {
+  const oldest = new Map<number, number>();
+  for (const f of fixes) {
+    const time = f.fixTime.getTime();
+    const held = oldest.get(f.deviceId);
+    if (held === undefined || time < held) oldest.set(f.deviceId, time);
+  }
+  const behind = await run(sql<{ device_id: number; previous_fix_time: Date }>`
+    WITH upserted AS (${upsert} RETURNING device_id, previous_fix_time)
+    SELECT u.device_id, u.previous_fix_time
+    FROM upserted u
+    JOIN unnest(${[...oldest.keys()]}::int[], ${[...oldest.values()].map((t) => new Date(t).toISOString())}::timestamptz[]) AS o(device_id, oldest)
+      ON o.device_id = u.device_id
+    WHERE o.oldest < u.previous_fix_time
+  `);
+  if (behind.length === 0) return;
+  const previous = new Map(behind.map((r) => [r.device_id, r.previous_fix_time.getTime()]));
+  const late = fixes.filter((f) => f.fixTime.getTime() < (previous.get(f.deviceId) ?? Number.NEGATIVE_INFINITY));
+  await run(sql`
     INSERT INTO late_fixes (device_id, fix_time)
-    SELECT l.device_id, l.fix_time FROM late l
+    SELECT l.device_id, l.fix_time
+    FROM unnest(${late.map((f) => f.deviceId)}::int[], ${late.map((f) => f.fixTime.toISOString())}::timestamptz[]) AS l(device_id, fix_time)
     WHERE NOT EXISTS (SELECT 1 FROM positions p WHERE p.device_id = l.device_id AND p.fix_time = l.fix_time)
     ON CONFLICT DO NOTHING
-  `;
+  `);
 }
 
 /** Deletes entries received before `olderThan`, at most `limit`; returns how many went. */

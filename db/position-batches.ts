@@ -3,7 +3,7 @@ import { finiteOrNull, int4OrNull } from './column-values.ts';
 import { inTransaction, type Db } from './database.ts';
 import { applyReportsSql, insertReportsSql } from './device-reports.ts';
 import { appendEventsSql } from './event-log.ts';
-import { upsertListingLateFixesSql } from './late-fixes.ts';
+import { upsertListingLateFixes, type RunStatement } from './late-fixes.ts';
 import { POSITION_COLUMN_LIST, positionArrays } from './position-columns.ts';
 import { reportAlarmEvents } from './vehicle-events.ts';
 import type { StoredFix, StoredReport } from '../domain/stored-rows.ts';
@@ -31,17 +31,20 @@ export function insertFixesSkippingStored(fixes: StoredFix[]): RawBuilder<unknow
  * report: the batch's commit is the moment it is known. The log's lock is taken last, and only by a
  * batch that holds an alarm (a fix's alarm is the engine's, in fix order with the rest of the fix).
  */
-export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { before: RawBuilder<unknown>[]; after: RawBuilder<unknown>[] } {
-  const before: RawBuilder<unknown>[] = [];
+export function batchStatements(fixes: StoredFix[], reports: StoredReport[]): { before(run: RunStatement): Promise<void>; after: RawBuilder<unknown>[] } {
   const after: RawBuilder<unknown>[] = [];
-  if (fixes.length > 0) before.push(upsertListingLateFixesSql(upsertLatestSql(newestPerDevice(fixes)), fixes));
   if (reports.length > 0) {
     after.push(applyReportsSql(reports));
     const kept = insertReportsSql(reports);
     if (kept) after.push(kept);
     after.push(...appendEventsSql(reportAlarmEvents(reports)));
   }
-  return { before, after };
+  return {
+    before: async (run) => {
+      if (fixes.length > 0) await upsertListingLateFixes(run, upsertLatestSql(newestPerDevice(fixes)), fixes);
+    },
+    after,
+  };
 }
 
 /**
@@ -54,7 +57,7 @@ export async function storeFixBatch(db: Db, fixes: StoredFix[], reports: StoredR
   if (fixes.length === 0 && reports.length === 0) return;
   const { before, after } = batchStatements(fixes, reports);
   await inTransaction(db, async (trx) => {
-    for (const statement of before) await statement.execute(trx);
+    await before(async (statement) => (await statement.execute(trx)).rows);
     if (fixes.length > 0) await insertFixesSkippingStored(fixes).execute(trx);
     for (const statement of after) await statement.execute(trx);
   });

@@ -29,13 +29,13 @@ export async function copyFixBatch(pool: pg.Pool, db: Db, fixes: StoredFix[], re
   const client = await pool.connect();
   let broken: Error | undefined;
   const { before, after } = batchStatements(fixes, reports);
-  const run = async (statement: RawBuilder<unknown>) => {
+  const run = async <R>(statement: RawBuilder<R>): Promise<R[]> => {
     const compiled = statement.compile(db);
-    await client.query(compiled.sql, compiled.parameters as unknown[]);
+    return (await client.query(compiled.sql, compiled.parameters as unknown[])).rows as R[];
   };
   try {
     await client.query('BEGIN');
-    for (const statement of before) await run(statement);
+    await before(run);
     if (fixes.length > 0) {
       await client.query('SAVEPOINT copy_positions');
       try {
