@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { EventFeed } from '../api/events/event-feed.ts';
 import { createMemoryRateLimiter } from '../api/rate-limit/memory-rate-limiter.ts';
-import { feedFix, type PositionFeed } from '../domain/events/position-feed.ts';
+import { publishCommittedFixes, type PositionFeed } from '../domain/events/position-feed.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { PositionWebhookSender } from '../engine/webhooks/position-webhooks.ts';
 import { startWebhookDelivery, type RunningWebhookDelivery } from '../engine/webhooks/start-webhook-delivery.ts';
@@ -88,11 +88,7 @@ beforeAll(async () => {
     host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
     limits: { idleTimeoutMs: 60_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 2,
     onDevicesUpdated: () => undefined,
-    onFixesCommitted: (fixes) => {
-      const feed = fixes.map(feedFix);
-      sender.accept(feed);
-      feeds.ingest.publish(feed);
-    },
+    onFixesCommitted: (fixes) => publishCommittedFixes({ webhooks: sender, feed: feeds.ingest }, fixes),
   });
 
   eventFeed = await EventFeed.open(database.db, silentLogger, database.pool, { pollMs: 100 });
@@ -248,4 +244,23 @@ describe('vehicle.position', () => {
     expect(aEverything.messages.some((m) => m.type === 'vehicle.position')).toBe(false);
     for (const s of [aPositions, aEverything, bPositions]) s.source.close();
   }, 90_000);
+
+  it('reaches a stream when no webhook takes positions, and is not built while nothing takes it', async () => {
+    await database.db.deleteFrom('webhooks').execute();
+    await sender.refresh();
+    expect(sender.wanted).toBe(false);
+    const positions = stream(keys.a, 'vehicle.position');
+    await positions.opened;
+    expect(feeds.ingest.wanted()).toBe(true);
+    const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    const tracker = await scriptedTracker(ingest.listeners[0]!.port, A2);
+    try {
+      await tracker.report({ time, latitude: 19.52, longitude: -99.2 });
+    } finally {
+      tracker.close();
+    }
+    await until(() => positions.messages.some((m) => m.data.id === `pos_${A2}_${time.getTime()}`));
+    positions.source.close();
+    if (!process.env.REDIS_URL) await until(() => !feeds.ingest.wanted());
+  }, 30_000);
 });

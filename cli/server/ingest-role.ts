@@ -4,7 +4,7 @@ import type { EngineQueue } from '../../engine/engine-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
-import { feedFix, type PositionFeed } from '../../domain/events/position-feed.ts';
+import { publishCommittedFixes, type PositionFeed } from '../../domain/events/position-feed.ts';
 import { POSITION_WEBHOOK_DEFAULTS, PositionWebhookSender } from '../../engine/webhooks/position-webhooks.ts';
 import type { StoredFix } from '../../domain/stored-rows.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -54,9 +54,7 @@ export async function startIngestRole(
       onDevicesUpdated: (deviceIds) => signals.add(deviceIds),
       onFixesCommitted: (fixes) => {
         deps.fixesCommitted?.(fixes);
-        const feed = fixes.map(feedFix);
-        positionWebhooks.accept(feed);
-        deps.positionFeed.publish(feed);
+        publishCommittedFixes({ webhooks: positionWebhooks, feed: deps.positionFeed }, fixes);
       },
       commands,
       mediaMaxBytes: config.media.maxBytes,

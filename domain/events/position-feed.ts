@@ -37,9 +37,28 @@ export interface FeedVehicle {
 
 /** Carries committed fixes from ingest to whoever listens: in this process, or through Redis to every process. */
 export interface PositionFeed {
+  /** False while publishing would reach nobody: the committer need not even build the batch. */
+  wanted(): boolean;
   publish(fixes: readonly FeedFix[]): void;
   /** Returns the unsubscribe. */
   subscribe(listener: (fixes: readonly FeedFix[]) => void): () => void;
+}
+
+/** Where a process's committed fixes go: its `vehicle.position` webhooks and the feed to every stream. */
+export interface PositionTakers {
+  webhooks: { readonly wanted: boolean; accept(fixes: readonly FeedFix[]): void };
+  feed: PositionFeed;
+}
+
+/**
+ * Hands a committed batch to the webhooks and the feed; while neither takes positions (most of the
+ * time: no stream and no webhook names them), the batch is not even converted.
+ */
+export function publishCommittedFixes(takers: PositionTakers, fixes: readonly StoredFix[]): void {
+  if (!takers.webhooks.wanted && !takers.feed.wanted()) return;
+  const feed = fixes.map(feedFix);
+  takers.webhooks.accept(feed);
+  takers.feed.publish(feed);
 }
 
 export function feedFix(f: StoredFix): FeedFix {

@@ -79,6 +79,11 @@ export class PositionWebhookSender {
     this.refresher.unref();
   }
 
+  /** Whether any webhook takes `vehicle.position` now. */
+  get wanted(): boolean {
+    return this.lanes.size > 0;
+  }
+
   /** A committed batch of fixes: each subscribed webhook queues those of its vehicles. */
   accept(fixes: readonly FeedFix[]): void {
     if (this.lanes.size === 0 || fixes.length === 0) return;

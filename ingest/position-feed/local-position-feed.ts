@@ -10,6 +10,10 @@ export class LocalPositionFeed implements PositionFeed {
     return this.listeners.size;
   }
 
+  wanted(): boolean {
+    return this.listeners.size > 0;
+  }
+
   publish(fixes: readonly FeedFix[]): void {
     if (fixes.length === 0) return;
     for (const listener of this.listeners) {

@@ -29,6 +29,10 @@ export class RedisPositionFeed implements PositionFeed {
     this.local = new LocalPositionFeed((error) => log.error('position feed listener failed', { error: error.stack ?? error.message }));
   }
 
+  wanted(): boolean {
+    return Date.now() >= this.nobodyUntil;
+  }
+
   publish(fixes: readonly FeedFix[]): void {
     // While no process listens (no stream has asked for positions), a batch is not even encoded; the
     // publish that found nobody is tried again a second later.
