@@ -48,12 +48,19 @@ function childPids(pid: number): number[] {
   }
 }
 
-/** `fleet serve` as `npm start` runs it, with the memory probe preloaded and its open files raised. */
-async function serve(env: Record<string, string>): Promise<Server> {
+/** The node options of package.json's start script (`node <options> cli/fleet.js serve`): `npm start` as users run it. */
+function startScriptOptions(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const match = /^node\s+(.*?)\s*cli\/fleet\.js serve$/.exec(scripts.start);
+  return match?.[1] ? match[1].split(/\s+/) : [];
+}
+
+/** `fleet serve` with `nodeOptions`, the memory probe preloaded and its open files raised. */
+async function serve(env: Record<string, string>, nodeOptions: string[] = []): Promise<Server> {
   const trackersOff = Object.fromEntries(TRACKER_PROTOCOLS.map((p) => [p.portVariable, '0']));
   const child = spawn(
     'sh',
-    ['-c', `ulimit -n ${OPEN_FILES} && exec "$@"`, 'sh', process.execPath, '--expose-gc', '--import', './bench/memory-probe.js', 'cli/fleet.js', 'serve'],
+    ['-c', `ulimit -n ${OPEN_FILES} && exec "$@"`, 'sh', process.execPath, ...nodeOptions, '--expose-gc', '--import', './bench/memory-probe.js', 'cli/fleet.js', 'serve'],
     {
       cwd: ROOT,
       env: { ...process.env, ...trackersOff, OSMAND_PORT: '0', PORT: '0', LOG_LEVEL: 'warn', ENV_FILE: '', TRACKER_MAX_CONNECTIONS: '1000000', ...env },
@@ -108,13 +115,13 @@ function row(name: string, s: Sample): Row {
   return { case: name, rssMB: mb(s.rss), helperRssMB: mb(s.childRss), heapMB: mb(s.heapUsed), arrayBuffersMB: mb(s.arrayBuffers) };
 }
 
-/** `npm start`'s process a minute (--settle=s) after it listens, on a fresh data directory and on it again. */
+/** `npm start`'s process (its script's node options) a minute (--settle=s) after it listens, on a fresh data directory and on it again. */
 async function embeddedRows(settleMs: number): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-memory-'));
   const rows: Row[] = [];
   try {
     for (const start of ['fresh data dir', 'reopened data dir']) {
-      const server = await serve({ DATA_DIR: dataDir, TELTONIKA_PORT: String(await freePort()) });
+      const server = await serve({ DATA_DIR: dataDir, TELTONIKA_PORT: String(await freePort()) }, startScriptOptions());
       await sleep(settleMs);
       rows.push(row(`embedded + demo fleet, ${start}`, await server.sample()));
       await server.stop();
@@ -179,6 +186,8 @@ function idleTrackers(port: number): { grow(total: number): Promise<void>; stop(
 
 async function postgresRows(serverUrl: string, settleMs: number, idleCounts: number[]): Promise<{ rows: Row[]; perConnection: string[][] }> {
   const rows: Row[] = [];
+  // `node cli/fleet.js serve` as given, or with the options NODE_OPTIONS passes to it.
+  const nodeOptionsNote = process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : '';
   const perConnection: string[][] = [];
   const database = await postgresDatabase(serverUrl, Math.max(1_000, ...idleCounts));
   const env = { DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', DEMO_SEED: 'false' };
@@ -186,13 +195,13 @@ async function postgresRows(serverUrl: string, settleMs: number, idleCounts: num
     let port = await freePort();
     let server = await serve({ ...env, TELTONIKA_PORT: String(port) });
     await sleep(settleMs / 3);
-    rows.push(row('PostgreSQL mode, 0 trackers', await server.sample()));
+    rows.push(row(`PostgreSQL mode${nodeOptionsNote}, 0 trackers`, await server.sample()));
     let during: Sample | undefined;
     await runTrackerLoad(port, { devices: 1_000, intervalMs: 5_000, recordsPerUpload: 1, durationMs: settleMs, warmupMs: settleMs / 2, seed: SEED }, (edge) => {
       if (edge === 'end') void server.sample().then((s) => (during = s));
     });
     while (!during) await sleep(100);
-    rows.push(row('PostgreSQL mode, 1,000 trackers reporting every 5 s', during));
+    rows.push(row(`PostgreSQL mode${nodeOptionsNote}, 1,000 trackers reporting every 5 s`, during));
     await server.stop();
 
     // Idle connections on a server of their own, measured from a settled baseline.
