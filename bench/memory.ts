@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { createAccount } from '../db/accounts.ts';
 import { openDatabase } from '../db/database.ts';
@@ -132,8 +133,25 @@ async function embeddedRows(settleMs: number): Promise<Row[]> {
   return rows;
 }
 
+/** Deletes what the servers' queues left in Redis under the database's prefix. */
+async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** A database of the bench's own on the PostgreSQL server, migrated, with `devices` simulated Teltonikas registered. */
-async function postgresDatabase(serverUrl: string, devices: number): Promise<{ url: string; drop(): Promise<void> }> {
+async function postgresDatabase(serverUrl: string, redisUrl: string, devices: number): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `fleetcore_bench_memory_${process.pid}`;
   const admin = adminPool(serverUrl);
   await admin.query(`CREATE DATABASE ${name}`);
@@ -155,6 +173,7 @@ async function postgresDatabase(serverUrl: string, devices: number): Promise<{ u
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+      await deleteQueueKeys(redisUrl, `fleetcore-${name}`); // the servers' queues are prefixed by the database
     },
   };
 }
@@ -189,8 +208,9 @@ async function postgresRows(serverUrl: string, settleMs: number, idleCounts: num
   // `node cli/fleet.js serve` as given, or with the options NODE_OPTIONS passes to it.
   const nodeOptionsNote = process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : '';
   const perConnection: string[][] = [];
-  const database = await postgresDatabase(serverUrl, Math.max(1_000, ...idleCounts));
-  const env = { DATABASE_URL: database.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', DEMO_SEED: 'false' };
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const database = await postgresDatabase(serverUrl, redisUrl, Math.max(1_000, ...idleCounts));
+  const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, DEMO_SEED: 'false' };
   try {
     let port = await freePort();
     let server = await serve({ ...env, TELTONIKA_PORT: String(port) });
