@@ -173,10 +173,16 @@ export async function readEngineStep(
       else fixes.set(f.deviceId, [f]);
     }
   }
-  const withFixes = [...fixes.keys()];
+  // In device order whichever way each came, as the states are: the step evaluates and locks alike.
+  const inOrder = new Map<number, EngineFix[]>();
+  for (const s of states) {
+    const list = fixes.get(s.deviceId);
+    if (list) inOrder.set(s.deviceId, list);
+  }
+  const withFixes = [...inOrder.keys()];
   const travels = await stepTravels(trx, withFixes);
   const drivers = await driverSnapshot(trx, withFixes, driverKeys(fixes));
-  return { states, fixes, travels, drivers };
+  return { states, fixes: inOrder, travels, drivers };
 }
 
 export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Promise<void> {
