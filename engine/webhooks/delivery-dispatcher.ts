@@ -11,7 +11,7 @@ const HOLD_PER_SLOT = 4;
 export interface DispatchLimits {
   /** Requests in flight at once in this process. */
   concurrency: number;
-  /** Requests of one account in flight at once. */
+  /** Requests of one account in flight at once as of right (more with slots no other account wants, see FairLanes). */
   perAccount: number;
   /** Requests of one webhook in flight at once. */
   perWebhook: number;
@@ -22,8 +22,9 @@ export interface DispatchLimits {
 
 /**
  * The claimed deliveries this process holds, and which it sends when. Fair across accounts
- * (FairLanes): at most `concurrency` requests at once, at most `perAccount` of one account, and a
- * free slot goes to the account served longest ago. It holds only a few deliveries per account beyond
+ * (FairLanes): at most `concurrency` requests at once, `perAccount` of one account as of right and
+ * more only while a share's worth of slots stays free for others, and a free slot goes to the
+ * account served longest ago. It holds only a few deliveries per account beyond
  * those in flight (`holdPerAccount`): the rest stay due and unclaimed in the database, where whichever
  * process has room claims them (DeliveryRefill). So a slow or dead receiver fills its own account's
  * share, never the slots other accounts need, and the engine does not wait for any of it.
@@ -41,7 +42,8 @@ export class DeliveryDispatcher {
     limits: DispatchLimits,
     private readonly send: (delivery: ClaimedDelivery, done: () => void) => Promise<void>,
   ) {
-    this.holdPerAccount = limits.perAccount * HOLD_PER_SLOT;
+    // As many as it may have in flight with lent slots (FairLanes), so a lone busy account has work for them.
+    this.holdPerAccount = Math.max(limits.perAccount, limits.concurrency - limits.perAccount) * HOLD_PER_SLOT;
     this.lanes = new FairLanes<ClaimedDelivery>({
       concurrency: limits.concurrency,
       perAccount: limits.perAccount,

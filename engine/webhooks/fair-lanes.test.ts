@@ -55,7 +55,7 @@ describe('fair lanes of webhook deliveries', () => {
   });
 
   it('leaves an account\'s other webhooks a slot when one of them is stuck', () => {
-    const { l, add, startAll } = lanes({ concurrency: 10, perAccount: 3, perWebhook: 16 });
+    const { l, add, startAll } = lanes({ concurrency: 6, perAccount: 3, perWebhook: 16 });
     add(1, 10, 10);
     expect(startAll().map((i) => i.webhookId)).toEqual([10, 10]);
     add(1, 11, 2);
@@ -72,6 +72,37 @@ describe('fair lanes of webhook deliveries', () => {
       l2.done(item);
     }
     expect(order).toEqual([10, 11, 10, 11]);
+  });
+
+  it('lends slots no account within its share wants, always leaving a share free for another account', () => {
+    const { l, add, startAll } = lanes({ concurrency: 10, perAccount: 2, perWebhook: 16 });
+    add(1, 10, 20);
+    // Alone, a webhook may take all of what its account may borrow (10 less a share kept free) but one...
+    const borrowed = startAll();
+    expect(borrowed).toHaveLength(7);
+    // ...so its account's other webhook still gets through.
+    add(1, 11, 5);
+    expect(startAll().map((i) => i.webhookId)).toEqual([11]);
+    expect(l.active).toBe(8);
+    // Another account finds its share free at once.
+    add(2, 20, 5);
+    add(2, 21, 5);
+    const second = startAll();
+    expect(second.map((i) => i.accountId)).toEqual([2, 2]);
+    // Every slot is taken. A slot the borrower frees is not lent again while it would leave less than a share free...
+    l.done(borrowed[0]!);
+    expect(startAll()).toEqual([]);
+    // ...and a slot of an account within its share goes back to that account.
+    l.done(second[0]!);
+    expect(startAll().map((i) => i.accountId)).toEqual([2]);
+  });
+
+  it('lends nothing when the slots beyond a share are no more than a share', () => {
+    const { l, add, startAll } = lanes({ concurrency: 4, perAccount: 2, perWebhook: 16 });
+    add(1, 10, 3);
+    add(1, 11, 3);
+    expect(startAll()).toHaveLength(2);
+    expect(l.active).toBe(2);
   });
 
   it('counts the room an account has left, and the room in all', () => {

@@ -1,9 +1,9 @@
 export interface FairLaneLimits {
   /** Requests in flight at once in this process. */
   concurrency: number;
-  /** Requests of one account in flight at once. */
+  /** Requests of one account in flight at once as of right (more with lent slots, see FairLanes). */
   perAccount: number;
-  /** Requests of one webhook in flight at once (kept below `perAccount`, see FairLanes). */
+  /** Requests of one webhook in flight at once (kept below its account's, see FairLanes). */
   perWebhook: number;
   /** Deliveries of one account this process holds at once, in flight and waiting. */
   holdPerAccount: number;
@@ -31,16 +31,27 @@ interface AccountLane<T> extends Turn {
 
 /**
  * Which claimed webhook delivery this process sends next: fair across accounts first, then across
- * each account's webhooks. An account has at most `perAccount` requests in flight, so accounts whose
- * receivers are slow cannot take every slot; and a free slot goes to the account served longest ago
- * that may send, not to the one whose request just ended, so accounts take turns. Within an account a
- * webhook may take all of its account's slots but one, so one dead receiver leaves its account's other
- * webhooks a way through. No I/O and no timers: the caller claims, sends and releases.
+ * each account's webhooks. An account has `perAccount` requests in flight as of right, so accounts
+ * whose receivers are slow cannot take every slot; and a free slot goes to the account served longest
+ * ago that may send, not to the one whose request just ended, so accounts take turns. Within an
+ * account a webhook may take all of its account's slots but one, so one dead receiver leaves its
+ * account's other webhooks a way through.
+ *
+ * Slots no account within its share wants are lent: an account past its share may start more while
+ * at least `perAccount` slots stay free after it, so a lone busy account uses most of the
+ * process (a receiver's throughput is its requests in flight over its answer time) while any other
+ * account still finds a share's worth of slots free at once, and takes them before any account
+ * borrows again. No I/O and no timers: the caller claims, sends and releases.
  */
 export class FairLanes<T extends { accountId: number; webhookId: number }> {
   private readonly accounts = new Map<number, AccountLane<T>>();
   private readonly stale: T[] = [];
   private readonly perWebhook: number;
+  /** Slots kept free when lending, for accounts within their share. */
+  private readonly reserve: number;
+  /** In flight of one account, and of one of its webhooks, with borrowed slots. */
+  private readonly borrowingAccountMax: number;
+  private readonly borrowingWebhookMax: number;
   private activeCount = 0;
   private waitingCount = 0;
   private turn = 0;
@@ -50,6 +61,9 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
     private readonly now: () => number = Date.now,
   ) {
     this.perWebhook = Math.max(1, Math.min(limits.perWebhook, limits.perAccount - 1));
+    this.reserve = limits.perAccount;
+    this.borrowingAccountMax = Math.max(limits.perAccount, limits.concurrency - this.reserve);
+    this.borrowingWebhookMax = Math.max(this.perWebhook, Math.min(limits.perWebhook, this.borrowingAccountMax - 1));
   }
 
   get active(): number {
@@ -75,15 +89,10 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
   next(): T | undefined {
     const staleBefore = this.now() - this.limits.maxWaitMs;
     while (this.activeCount < this.limits.concurrency) {
-      let account: AccountLane<T> | undefined;
-      let lane: WebhookLane<T> | undefined;
-      for (const candidate of this.accounts.values()) {
-        if (candidate.waiting === 0 || candidate.active >= this.limits.perAccount) continue;
-        if (account && candidate.servedAt >= account.servedAt) continue;
-        const startable = this.laneInTurn(candidate);
-        if (startable) [account, lane] = [candidate, startable];
-      }
-      if (!account || !lane) return undefined;
+      const pick = this.inTurn(this.limits.perAccount, this.perWebhook)
+        ?? (this.limits.concurrency - this.activeCount > this.reserve ? this.inTurn(this.borrowingAccountMax, this.borrowingWebhookMax) : undefined);
+      if (!pick) return undefined;
+      const [account, lane] = pick;
       const entry = lane.waiting.shift()!;
       account.waiting--;
       this.waitingCount--;
@@ -154,11 +163,23 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
     return all;
   }
 
+  /** The account served longest ago with a webhook that may start a request under these limits, and that webhook. */
+  private inTurn(accountMax: number, webhookMax: number): [AccountLane<T>, WebhookLane<T>] | undefined {
+    let pick: [AccountLane<T>, WebhookLane<T>] | undefined;
+    for (const account of this.accounts.values()) {
+      if (account.waiting === 0 || account.active >= accountMax) continue;
+      if (pick && account.servedAt >= pick[0].servedAt) continue;
+      const lane = this.laneInTurn(account, webhookMax);
+      if (lane) pick = [account, lane];
+    }
+    return pick;
+  }
+
   /** The account's webhook served longest ago that may start a request, if any. */
-  private laneInTurn(account: AccountLane<T>): WebhookLane<T> | undefined {
+  private laneInTurn(account: AccountLane<T>, webhookMax: number): WebhookLane<T> | undefined {
     let best: WebhookLane<T> | undefined;
     for (const lane of account.webhooks.values()) {
-      if (lane.waiting.length > 0 && lane.active < this.perWebhook && (!best || lane.servedAt < best.servedAt)) best = lane;
+      if (lane.waiting.length > 0 && lane.active < webhookMax && (!best || lane.servedAt < best.servedAt)) best = lane;
     }
     return best;
   }

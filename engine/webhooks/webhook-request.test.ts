@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postWebhook } from './webhook-request.ts';
 
@@ -77,5 +77,62 @@ describe('postWebhook', () => {
     const answer = await postWebhook(`http://127.0.0.1:${deadPort}/hook`, '{}', {}, OPEN);
     expect(answer.status).toBeUndefined();
     expect(answer.error).toMatch(/ECONNREFUSED/);
+  });
+  it('keeps the connection to a receiver for its next deliveries', async () => {
+    const connections: Socket[] = [];
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    receiver.on('connection', (socket: Socket) => connections.push(socket));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      for (let i = 0; i < 3; i++) expect(await postWebhook(url, '{}', {}, OPEN)).toMatchObject({ status: 204 });
+      expect(connections).toHaveLength(1);
+      // Requests at once each have a connection of their own.
+      const together = await Promise.all([0, 1, 2].map(() => postWebhook(url, '{}', {}, OPEN)));
+      expect(together.map((a) => a.status)).toEqual([204, 204, 204]);
+      expect(connections.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
+  it('sends again on a new connection when the receiver closed the kept one as the request went out', async () => {
+    // A raw receiver: it answers the first request of each connection, keeping it open, and closes
+    // the connection without an answer when a second request arrives on it.
+    const sockets: Socket[] = [];
+    let connections = 0;
+    const requests: string[] = [];
+    const receiver = createTcpServer((socket) => {
+      connections++;
+      sockets.push(socket);
+      let answered = 0;
+      let buffered = '';
+      socket.on('data', (chunk) => {
+        buffered += chunk.toString('latin1');
+        while (buffered.includes('\r\n\r\n') && buffered.includes('}')) {
+          const end = buffered.indexOf('}') + 1;
+          requests.push(buffered.slice(0, end));
+          buffered = buffered.slice(end);
+          if (answered++ === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n');
+          else return void socket.destroy();
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      expect(await postWebhook(url, '{"n":1}', {}, OPEN)).toMatchObject({ status: 200, error: undefined });
+      expect(await postWebhook(url, '{"n":2}', {}, OPEN)).toMatchObject({ status: 200, error: undefined });
+      expect(connections).toBe(2);
+      expect(requests.map((r) => r.slice(r.indexOf('{')))).toEqual(['{"n":1}', '{"n":2}', '{"n":2}']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
   });
 });
