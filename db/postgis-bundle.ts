@@ -5,13 +5,14 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Extension } from '@electric-sql/pglite';
 import { postgis } from '@electric-sql/pglite-postgis';
+import { PackSync, Parser, type ReadEntry } from 'tar';
 
 // PGlite copies every file of an extension's bundle into its in-memory file system, compiles every
 // .so in it up front and keeps the unpacked tarball alive for as long as the database is open. The
 // PostGIS bundle is 95 MB unpacked, mostly raster, topology, the tiger geocoder and upgrade scripts
 // that fleetcore never installs: trimmed to the core extension it is a third of that.
 
-const BLOCK = 512;
+const CONTROL = 'share/postgresql/extension/postgis.control';
 
 /** The package's version names the trimmed copy, so an upgrade of @electric-sql/pglite-postgis builds a new one. */
 function installedBundle(): { path: string; version: string } {
@@ -21,47 +22,25 @@ function installedBundle(): { path: string; version: string } {
   return { path: join(dist, 'postgis.tar.gz'), version };
 }
 
-interface TarEntry {
-  name: string;
-  /** The entry's header and data blocks, as they were in the source archive. */
-  bytes: Buffer;
-}
-
-function octal(field: Buffer): number {
-  const text = field.toString('latin1').replace(/\0.*$/s, '').trim();
-  return text === '' ? 0 : Number.parseInt(text, 8);
-}
-
-/** The entries of a plain (GNU or ustar) tar archive, each with its blocks unchanged. */
-export function tarEntries(tar: Buffer): TarEntry[] {
-  const entries: TarEntry[] = [];
-  let offset = 0;
-  while (offset + BLOCK <= tar.length) {
-    const header = tar.subarray(offset, offset + BLOCK);
-    if (header.every((byte) => byte === 0)) break;
-    const type = String.fromCharCode(header[156]!);
-    if (type === 'L' || type === 'K' || type === 'x' || type === 'g') {
-      // Long names and pax headers would have to travel with the entry after them; the bundle has none.
-      throw new Error(`the PostGIS bundle holds a tar entry of type '${type}', which the trimmer does not read`);
-    }
-    const name = header.subarray(0, 100).toString('latin1').replace(/\0.*$/s, '');
-    const prefix = header.subarray(345, 500).toString('latin1').replace(/\0.*$/s, '');
-    const size = type === '0' || type === '\0' ? octal(header.subarray(124, 136)) : 0;
-    const length = BLOCK + Math.ceil(size / BLOCK) * BLOCK;
-    // Only POSIX ustar ("ustar\0") splits long names into a prefix; GNU tar ("ustar  ") uses those bytes otherwise.
-    const posix = header.subarray(257, 263).toString('latin1') === 'ustar\0';
-    entries.push({ name: posix && prefix ? `${prefix}/${name}` : name, bytes: tar.subarray(offset, offset + length) });
-    offset += length;
-  }
-  return entries;
+/**
+ * Hands each entry of a plain tar archive to `onEntry` in turn, synchronously; an entry nobody reads
+ * must be resumed. A damaged or truncated archive throws rather than yielding part of a bundle.
+ */
+function eachTarEntry(tar: Buffer, onEntry: (entry: ReadEntry) => void): void {
+  new Parser({ strict: true, onReadEntry: onEntry }).end(tar);
 }
 
 /** The default version named in the bundle's postgis.control: the only install script CREATE EXTENSION runs. */
-function defaultVersion(entries: TarEntry[]): string {
-  const control = entries.find((entry) => entry.name === 'share/postgresql/extension/postgis.control');
-  if (!control) throw new Error('the PostGIS bundle has no postgis.control');
-  const text = control.bytes.subarray(BLOCK).toString('utf8');
-  const match = /^default_version\s*=\s*'([^']+)'/m.exec(text);
+function defaultVersion(tar: Buffer): string {
+  const chunks: Buffer[] = [];
+  let found = false;
+  eachTarEntry(tar, (entry) => {
+    if (entry.path !== CONTROL) return void entry.resume();
+    found = true;
+    entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+  });
+  if (!found) throw new Error('the PostGIS bundle has no postgis.control');
+  const match = /^default_version\s*=\s*'([^']+)'/m.exec(Buffer.concat(chunks).toString('utf8'));
   if (!match) throw new Error('postgis.control names no default_version');
   return match[1]!;
 }
@@ -80,12 +59,23 @@ export function keepsForFleetcore(version: string): (name: string) => boolean {
   return (name) => kept.has(name) || name.startsWith('share/proj/');
 }
 
-/** A tar.gz of the entries of `source` (a tar.gz) that `keep` accepts. */
+/**
+ * A tar.gz of the entries of `source` (a tar.gz) that `keep` accepts, their contents unchanged. The
+ * headers are written afresh as plain ustar, without pax records: PGlite's tar reader knows no pax
+ * and would unpack such a record as a file of its own.
+ */
 export function trimBundle(source: Buffer, keep?: (name: string) => boolean): Buffer {
-  const entries = tarEntries(gunzipSync(source));
-  const accept = keep ?? keepsForFleetcore(defaultVersion(entries));
-  const kept = entries.filter((entry) => !entry.name.endsWith('/') && accept(entry.name)).map((entry) => entry.bytes);
-  return gzipSync(Buffer.concat([...kept, Buffer.alloc(2 * BLOCK)]), { level: 6 });
+  const tar = gunzipSync(source);
+  const accept = keep ?? keepsForFleetcore(defaultVersion(tar));
+  const pack = new PackSync({ strict: true, noPax: true });
+  const chunks: Buffer[] = [];
+  pack.on('data', (chunk: Buffer) => chunks.push(chunk));
+  eachTarEntry(tar, (entry) => {
+    if (entry.type !== 'Directory' && accept(entry.path)) pack.add(entry);
+    else entry.resume();
+  });
+  pack.end();
+  return gzipSync(Buffer.concat(chunks), { level: 6 });
 }
 
 /**
