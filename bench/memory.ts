@@ -2,13 +2,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { createAccount } from '../db/accounts.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { adminPool, databaseUrlFor } from '../db/postgres-admin.ts';
 import { TRACKER_PROTOCOLS } from '../ingest/protocol-catalog.ts';
+import { deleteRedisPrefix } from '../runtime/delete-redis-prefix.ts';
 import { simulatedImei } from '../simulators/simulated-devices.ts';
 import { freePort, runTrackerLoad } from './tracker-load.ts';
 
@@ -133,23 +133,6 @@ async function embeddedRows(settleMs: number): Promise<Row[]> {
   return rows;
 }
 
-/** Deletes what the servers' queues left in Redis under the database's prefix. */
-async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 /** A database of the bench's own on the PostgreSQL server, migrated, with `devices` simulated Teltonikas registered. */
 async function postgresDatabase(serverUrl: string, redisUrl: string, devices: number): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `fleetcore_bench_memory_${process.pid}`;
@@ -173,7 +156,7 @@ async function postgresDatabase(serverUrl: string, redisUrl: string, devices: nu
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
-      await deleteQueueKeys(redisUrl, `fleetcore-${name}`); // the servers' queues are prefixed by the database
+      await deleteRedisPrefix(redisUrl, `fleetcore-${name}`); // the servers' queues are prefixed by the database
     },
   };
 }
