@@ -99,7 +99,8 @@ async function logBench(args: string[]): Promise<void> {
     });
     cleanup.push(() => engine.close());
     const webhooks = await startWebhookDelivery(handle, queues, silentLogger, {
-      timeoutMs: 15_000, allowPrivate: true, concurrency: 64, perWebhookInFlight: 16, maxConsecutiveFailures: 1_000,
+      // As `fleet serve` sends them with the default WEBHOOK_CONCURRENCY.
+      timeoutMs: 15_000, allowPrivate: true, concurrency: 32, perWebhookInFlight: 32, maxConsecutiveFailures: 1_000,
       fanOutPollMs: 100, sweepMs: 30_000,
     });
     cleanup.push(() => webhooks.close());

@@ -212,4 +212,37 @@ describe('webhook delivery across accounts', () => {
   it('stays fair with two engine processes claiming from the same database', async () => {
     await bStaysPrompt(2);
   });
+
+  it('lends a busy account whose receiver answers fast the slots no other account wants, still leaving a share free', async () => {
+    // 8 slots, 2 per account as of right: an account may borrow while 2 stay free (6 in flight, one webhook 5).
+    const settings: WebhookDeliverySettings = { ...SETTINGS, concurrency: 8, perWebhookInFlight: 8 };
+    const quick = await receiver(100);
+    const sluggish = await receiver(1_500);
+    const fast = await receiver(0);
+    const q = await tenant(quick.url, 1);
+    const s = await tenant(sluggish.url, 1);
+    const b = await tenant(fast.url, 1);
+    const running = await startWebhookDelivery(database, queues, silentLogger, settings);
+    try {
+      await logEvents(s.deviceId, 6);
+      await logEvents(q.deviceId, 80);
+      // The quick receiver gets more than its account's share at once...
+      await until(() => quick.maxHeld >= 4, 10_000);
+      // ...and another account still finds slots free at once.
+      const [id] = await logEvents(b.deviceId, 1);
+      const loggedAt = Date.now();
+      await until(() => fast.received.some((r) => r.id === id), B_WITHIN_MS);
+      expect(fast.received.find((r) => r.id === id)!.at - loggedAt).toBeLessThan(B_WITHIN_MS);
+      await until(async () => (await pendingOf(q.webhookIds)) === 0, 20_000);
+      expect(quick.maxHeld).toBeLessThanOrEqual(5);
+      // The slow receiver (answers after more than a second) kept to its webhook's part of its share.
+      expect(sluggish.maxHeld).toBe(1);
+    } finally {
+      await database.db.updateTable('webhooks').set({ enabled: false }).where('id', 'in', [...q.webhookIds, ...s.webhookIds, ...b.webhookIds]).execute();
+      await quick.close();
+      await sluggish.close();
+      await fast.close();
+      await running.close();
+    }
+  });
 });

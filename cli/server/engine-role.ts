@@ -53,7 +53,8 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
       allowPrivate: config.webhooks.allowPrivate,
       concurrency: config.webhooks.concurrency,
       perAccountInFlight: config.webhooks.accountConcurrency,
-      perWebhookInFlight: 16,
+      // No cap of its own: all of what its account may have in flight but one (FairLanes).
+      perWebhookInFlight: config.webhooks.concurrency,
       maxConsecutiveFailures: config.webhooks.maxConsecutiveFailures,
       // Polled as well as woken by NOTIFY: measured, the poll keeps the p99 from commit to receiver under a second.
       fanOutPollMs: 100,

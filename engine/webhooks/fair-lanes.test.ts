@@ -77,12 +77,16 @@ describe('fair lanes of webhook deliveries', () => {
   it('lends slots no account within its share wants, always leaving a share free for another account', () => {
     const { l, add, startAll } = lanes({ concurrency: 10, perAccount: 2, perWebhook: 16 });
     add(1, 10, 20);
-    // Alone, a webhook may take all of what its account may borrow (10 less a share kept free) but one...
+    add(1, 11, 20);
+    // Within its share a webhook has all of its account's slots but one. Slots are lent to a webhook
+    // once it has answered fast...
+    const firsts = startAll();
+    expect(firsts.map((i) => i.webhookId)).toEqual([10, 11]);
+    expect(startAll()).toEqual([]);
+    for (const item of firsts) l.done(item);
+    // ...up to what its account may borrow (10 less a share kept free), leaving one for the other webhook.
     const borrowed = startAll();
-    expect(borrowed).toHaveLength(7);
-    // ...so its account's other webhook still gets through.
-    add(1, 11, 5);
-    expect(startAll().map((i) => i.webhookId)).toEqual([11]);
+    expect(borrowed).toHaveLength(8);
     expect(l.active).toBe(8);
     // Another account finds its share free at once.
     add(2, 20, 5);
@@ -95,6 +99,23 @@ describe('fair lanes of webhook deliveries', () => {
     // ...and a slot of an account within its share goes back to that account.
     l.done(second[0]!);
     expect(startAll().map((i) => i.accountId)).toEqual([2]);
+  });
+
+  it('lends no slot to a webhook whose last answer was slow', () => {
+    const clock = { now: 0 };
+    const { l, add, startAll } = lanes({ concurrency: 10, perAccount: 3, perWebhook: 16 }, clock);
+    add(1, 10, 20);
+    const [first, second] = startAll();
+    expect(l.active).toBe(2);
+    clock.now = 5_000;
+    l.done(first!);
+    const [third] = startAll();
+    expect(l.active).toBe(2);
+    // Fast again: lent slots, up to its account's 7 but one.
+    l.done(third!);
+    expect(startAll()).toHaveLength(5);
+    expect(l.active).toBe(6);
+    expect(second).toBeDefined();
   });
 
   it('lends nothing when the slots beyond a share are no more than a share', () => {

@@ -21,7 +21,16 @@ interface Turn {
 interface WebhookLane<T> extends Turn {
   active: number;
   waiting: Array<{ item: T; since: number }>;
+  /** Its last request was answered within FAST_ANSWER_MS: it may be lent slots. */
+  fast: boolean;
 }
+
+/**
+ * Only a webhook whose last request was answered this fast is lent slots. Lent slots come back as the
+ * borrower's requests end, so a receiver that hangs must not hold them: it keeps to its share, and an
+ * account arriving later finds its slots free within about this long.
+ */
+const FAST_ANSWER_MS = 1_000;
 
 interface AccountLane<T> extends Turn {
   active: number;
@@ -37,15 +46,16 @@ interface AccountLane<T> extends Turn {
  * account a webhook may take all of its account's slots but one, so one dead receiver leaves its
  * account's other webhooks a way through.
  *
- * Slots no account within its share wants are lent: an account past its share may start more while
- * at least `perAccount` slots stay free after it, so a lone busy account uses most of the
- * process (a receiver's throughput is its requests in flight over its answer time) while any other
- * account still finds a share's worth of slots free at once, and takes them before any account
- * borrows again. No I/O and no timers: the caller claims, sends and releases.
+ * Slots no account within its share wants are lent, to webhooks whose receivers answer fast: an
+ * account past its share may start more while at least `perAccount` slots stay free after it, so a
+ * lone busy account uses most of the process (a receiver's throughput is its requests in flight over
+ * its answer time) while any other account still finds a share's worth of slots free at once, and
+ * takes the slots that free before any account borrows again. No I/O and no timers: the caller claims, sends and releases.
  */
 export class FairLanes<T extends { accountId: number; webhookId: number }> {
   private readonly accounts = new Map<number, AccountLane<T>>();
   private readonly stale: T[] = [];
+  private readonly startedAt = new WeakMap<T, number>();
   private readonly perWebhook: number;
   /** Slots kept free when lending, for accounts within their share. */
   private readonly reserve: number;
@@ -79,7 +89,7 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
     let account = this.accounts.get(item.accountId);
     if (!account) this.accounts.set(item.accountId, (account = { active: 0, waiting: 0, servedAt: 0, webhooks: new Map() }));
     let lane = account.webhooks.get(item.webhookId);
-    if (!lane) account.webhooks.set(item.webhookId, (lane = { active: 0, waiting: [], servedAt: 0 }));
+    if (!lane) account.webhooks.set(item.webhookId, (lane = { active: 0, waiting: [], servedAt: 0, fast: false }));
     lane.waiting.push({ item, since: this.now() });
     account.waiting++;
     this.waitingCount++;
@@ -90,7 +100,7 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
     const staleBefore = this.now() - this.limits.maxWaitMs;
     while (this.activeCount < this.limits.concurrency) {
       const pick = this.inTurn(this.limits.perAccount, this.perWebhook)
-        ?? (this.limits.concurrency - this.activeCount > this.reserve ? this.inTurn(this.borrowingAccountMax, this.borrowingWebhookMax) : undefined);
+        ?? (this.limits.concurrency - this.activeCount > this.reserve ? this.inTurn(this.borrowingAccountMax, this.borrowingWebhookMax, true) : undefined);
       if (!pick) return undefined;
       const [account, lane] = pick;
       const entry = lane.waiting.shift()!;
@@ -103,6 +113,7 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
       }
       lane.active++;
       account.active++;
+      this.startedAt.set(entry.item, this.now());
       this.activeCount++;
       lane.servedAt = account.servedAt = ++this.turn;
       return entry.item;
@@ -117,6 +128,7 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
     if (!account || !lane) return;
     lane.active--;
     account.active--;
+    lane.fast = this.now() - (this.startedAt.get(item) ?? -Infinity) <= FAST_ANSWER_MS;
     this.activeCount--;
     this.forgetIfIdle(item, account, lane);
   }
@@ -164,21 +176,22 @@ export class FairLanes<T extends { accountId: number; webhookId: number }> {
   }
 
   /** The account served longest ago with a webhook that may start a request under these limits, and that webhook. */
-  private inTurn(accountMax: number, webhookMax: number): [AccountLane<T>, WebhookLane<T>] | undefined {
+  private inTurn(accountMax: number, webhookMax: number, lending = false): [AccountLane<T>, WebhookLane<T>] | undefined {
     let pick: [AccountLane<T>, WebhookLane<T>] | undefined;
     for (const account of this.accounts.values()) {
       if (account.waiting === 0 || account.active >= accountMax) continue;
       if (pick && account.servedAt >= pick[0].servedAt) continue;
-      const lane = this.laneInTurn(account, webhookMax);
+      const lane = this.laneInTurn(account, webhookMax, lending);
       if (lane) pick = [account, lane];
     }
     return pick;
   }
 
   /** The account's webhook served longest ago that may start a request, if any. */
-  private laneInTurn(account: AccountLane<T>, webhookMax: number): WebhookLane<T> | undefined {
+  private laneInTurn(account: AccountLane<T>, webhookMax: number, lending: boolean): WebhookLane<T> | undefined {
     let best: WebhookLane<T> | undefined;
     for (const lane of account.webhooks.values()) {
+      if (lending && !lane.fast) continue;
       if (lane.waiting.length > 0 && lane.active < webhookMax && (!best || lane.servedAt < best.servedAt)) best = lane;
     }
     return best;
