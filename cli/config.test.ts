@@ -44,7 +44,7 @@ describe('loadConfig', () => {
       osmandPort: 5055,
       ingest: {
         idleTimeoutMs: 600_000, maxBufferedBytes: 1024 * 1024, loginTimeoutMs: 30_000, maxUnidentifiedPerAddress: 64, batchRows: 1000, batchDelayMs: 5,
-        maxWaitingRows: 100_000, maxWaitingBytes: 128 * 1024 * 1024, maxConnections: defaultMaxConnections(),
+        maxWaitingRows: 100_000, maxWaitingBytes: 128 * 1024 * 1024, maxConnections: defaultMaxConnections(), proxyProtocol: false, proxyFrom: [],
       },
       httpMaxConnections: defaultMaxConnections(),
       engine: {
@@ -137,6 +137,8 @@ describe('loadConfig', () => {
       SESSION_MAX_DAYS: '7',
       SIGN_IN_FAILURE_LIMIT: '3',
       TRUST_PROXY: ' 10.0.0.0/8, ::1 ',
+      TRACKER_PROXY_PROTOCOL: 'true',
+      TRACKER_PROXY_FROM: '192.0.2.10, 2001:db8:1::/48',
       COMMAND_SAFE_STOP_KMH: '15',
       COMMAND_SAFE_STOP_MAX_FIX_AGE_S: '30',
       COMMAND_ANSWER_TIMEOUT_S: '45',
@@ -196,7 +198,10 @@ describe('loadConfig', () => {
       onTimeToleranceMinutes: 0,
       trackerPorts: { teltonika: 15027, gt06: 0, h02: 15013, gl200: 15004, meitrack: 15020, tk103: 15002, jt808: 15015, gps103: 15001, wialon: 15039, suntech: 15011, ruptela: 15046, watch: 15093 },
       osmandPort: 15055,
-      ingest: { idleTimeoutMs: 60_000, maxBufferedBytes: 65536, loginTimeoutMs: 10_000, maxUnidentifiedPerAddress: 500, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900 },
+      ingest: {
+        idleTimeoutMs: 60_000, maxBufferedBytes: 65536, loginTimeoutMs: 10_000, maxUnidentifiedPerAddress: 500, batchRows: 500, batchDelayMs: 2, maxWaitingRows: 5000, maxWaitingBytes: 2097152, maxConnections: 900,
+        proxyProtocol: true, proxyFrom: ['192.0.2.10', '2001:db8:1::/48'],
+      },
       httpMaxConnections: 300,
       engine: {
         etaRefreshMs: 10_000, inactivitySweepMs: 15_000, maintenanceCheckMs: 120_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
@@ -256,6 +261,14 @@ describe('loadConfig', () => {
       'TRUST_PROXY: "proxy.internal" is not an IP address or CIDR block; give addresses and CIDR blocks, comma-separated',
     );
     expect(startupErrorOf({ TRUST_PROXY: '10.0.0.0/40' })).toMatch(/invalid prefix length/);
+  });
+
+  it('rejects a TRACKER_PROXY_PROTOCOL that is not true or false, and TRACKER_PROXY_FROM without it or with a bad entry', () => {
+    expect(startupErrorOf({ TRACKER_PROXY_PROTOCOL: 'yes' })).toBe('TRACKER_PROXY_PROTOCOL must be true or false, got "yes"');
+    expect(startupErrorOf({ TRACKER_PROXY_FROM: '10.0.0.5' })).toBe('TRACKER_PROXY_FROM is set without TRACKER_PROXY_PROTOCOL=true; set both, or neither');
+    expect(startupErrorOf({ TRACKER_PROXY_PROTOCOL: 'true', TRACKER_PROXY_FROM: 'haproxy.internal' })).toBe(
+      'TRACKER_PROXY_FROM: "haproxy.internal" is not an IP address or CIDR block; give addresses and CIDR blocks, comma-separated',
+    );
   });
 
   it('rejects an unknown LOG_LEVEL, listing the levels', () => {

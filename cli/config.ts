@@ -73,6 +73,10 @@ export interface Config {
     maxWaitingBytes: number;
     /** Connections each tracker listener (and the OsmAnd one) holds at once. */
     maxConnections: number;
+    /** TRACKER_PROXY_PROTOCOL: every tracker connection opens with a PROXY protocol header (v1 or v2) naming the tracker. */
+    proxyProtocol: boolean;
+    /** TRACKER_PROXY_FROM: addresses and CIDR blocks of the proxies that may send it; empty, any peer may. */
+    proxyFrom: string[];
   };
   /** Connections the HTTP API holds at once. */
   httpMaxConnections: number;
@@ -209,16 +213,24 @@ function autoFlag(name: string, raw: string | undefined): 'auto' | 'true' | 'fal
   return value;
 }
 
-/** TRUST_PROXY as a list, each entry checked now rather than on the first request. */
-function trustProxy(raw: string | undefined): string[] {
-  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+/** TRUST_PROXY or TRACKER_PROXY_FROM as a list, each entry checked now rather than on the first connection. */
+function proxyList(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '').split(',').map((e) => e.trim()).filter(Boolean);
   try {
     new TrustedProxies(entries);
   } catch (error) {
-    if (error instanceof TrustedProxyListError) throw new StartupError(`TRUST_PROXY: ${error.message}; give addresses and CIDR blocks, comma-separated`);
+    if (error instanceof TrustedProxyListError) throw new StartupError(`${name}: ${error.message}; give addresses and CIDR blocks, comma-separated`);
     throw error;
   }
   return entries;
+}
+
+/** TRACKER_PROXY_PROTOCOL and TRACKER_PROXY_FROM, which means nothing without it. */
+function trackerProxy(env: Env): { proxyProtocol: boolean; proxyFrom: string[] } {
+  const proxyProtocol = flag(env, 'TRACKER_PROXY_PROTOCOL', false);
+  const proxyFrom = proxyList(env, 'TRACKER_PROXY_FROM');
+  if (proxyFrom.length > 0 && !proxyProtocol) throw new StartupError('TRACKER_PROXY_FROM is set without TRACKER_PROXY_PROTOCOL=true; set both, or neither');
+  return { proxyProtocol, proxyFrom };
 }
 
 const TILE_EXAMPLE = 'e.g. https://tile.example.com/{z}/{x}/{y}.png';
@@ -367,6 +379,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaitingRows: integer(env, 'INGEST_MAX_WAITING_ROWS', DEFAULT_MAX_WAITING_ROWS, 1, 100_000_000),
       maxWaitingBytes: integer(env, 'INGEST_MAX_WAITING_BYTES', DEFAULT_MAX_WAITING_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
       maxConnections: integer(env, 'TRACKER_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
+      ...trackerProxy(env),
     },
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', defaultMaxConnections(), 1, 10_000_000),
     engine: {
@@ -414,7 +427,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionIdleMs: integer(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600) * 60_000,
       sessionMaxMs: integer(env, 'SESSION_MAX_DAYS', 30, 1, 365) * 86_400_000,
       signInFailureLimit: integer(env, 'SIGN_IN_FAILURE_LIMIT', 5, 1, 1000),
-      trustProxy: trustProxy(env.TRUST_PROXY),
+      trustProxy: proxyList(env, 'TRUST_PROXY'),
     },
     commands: {
       safeStopKmh: integer(env, 'COMMAND_SAFE_STOP_KMH', 20, 0, 1000),

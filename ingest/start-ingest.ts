@@ -12,6 +12,7 @@ import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { IngestCounters } from './ingest-counters.ts';
 import { exportIngestCounters, ingestMetrics } from './ingest-metrics.ts';
 import { listenForOsmAnd } from './osmand-server.ts';
+import type { ProxyProtocolOptions } from './proxied-connection.ts';
 import { PresenceLog } from './presence-log.ts';
 import { TRACKER_PROTOCOLS } from './protocol-catalog.ts';
 import { DEFAULT_MEDIA_MAX_BYTES } from './protocol.ts';
@@ -44,6 +45,11 @@ export interface IngestOptions {
   commands?: CommandDelivery;
   /** MEDIA_MAX_BYTES: the largest picture from a tracker that is kept (default 5 MiB). */
   mediaMaxBytes?: number;
+  /**
+   * TRACKER_PROXY_PROTOCOL: the tracker ports (not OsmAnd's HTTP port) sit behind a proxy that opens
+   * every connection with a PROXY protocol header naming the tracker; absent, they take trackers directly.
+   */
+  proxyProtocol?: ProxyProtocolOptions;
 }
 
 export interface RunningIngest {
@@ -109,7 +115,7 @@ export async function startIngest(database: DatabaseHandle, log: Logger, options
       if (port === 0) continue;
       listeners.push(
         await listenForTrackers(
-          { host: options.host, port, portVariable, maxConnections },
+          { host: options.host, port, portVariable, maxConnections, proxyProtocol: options.proxyProtocol },
           { protocol, registry, connections, writer, presence, counters, notice, log, limits: options.limits, unidentified, commands: options.commands, media },
         ),
       );

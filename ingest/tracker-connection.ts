@@ -50,6 +50,20 @@ export interface ConnectionDeps {
   media?: TrackerMedia;
 }
 
+/** Who the connection is from: the socket's peer, or the client a proxy's PROXY header named. */
+export interface TrackerPeer {
+  /** Undefined when the peer is already gone. */
+  address: string | undefined;
+  port: number | undefined;
+  /** `address:port` of the proxy the connection came through, for the logs; absent, it came directly. */
+  via?: string;
+}
+
+/** The socket's own peer: a tracker that connected directly. */
+export function socketPeer(socket: Socket): TrackerPeer {
+  return { address: socket.remoteAddress, port: socket.remotePort };
+}
+
 /**
  * One tracker connection: frames in order (frame-pump.ts), each answered only after what it carried
  * is committed (handle-tracker-frame.ts), on behalf of the device it identified as
@@ -60,16 +74,17 @@ export interface ConnectionDeps {
  * A stranger gets little: until the connection identifies a registered device it holds one of its
  * address's few unidentified places and has `loginTimeoutMs` to do so.
  */
-export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): void {
+export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps, peer: TrackerPeer = socketPeer(socket)): void {
   const { protocol, log } = deps;
-  const remote = `${socket.remoteAddress}:${socket.remotePort}`;
-  const remoteAddress = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '') ?? null;
+  const remote = `${peer.address}:${peer.port}`;
+  const remoteAddress = peer.address?.replace(/^::ffff:(?=\d+\.)/, '') ?? null;
+  const via = peer.via === undefined ? {} : { via: peer.via };
   // No address: the peer is already gone, and the socket closes on its own.
-  const place = socket.remoteAddress;
+  const place = peer.address;
   if (place !== undefined && !deps.unidentified.take(place)) {
     deps.counters.unidentifiedRefused++;
     deps.notice.warn(`unidentified:${remoteAddress}`, 'tracker connection refused: its address holds too many connections that have not identified', {
-      protocol: protocol.name, remote, maxUnidentifiedPerAddress: deps.limits.maxUnidentifiedPerAddress,
+      protocol: protocol.name, remote, ...via, maxUnidentifiedPerAddress: deps.limits.maxUnidentifiedPerAddress,
     });
     socket.on('error', () => undefined);
     socket.destroy();
@@ -84,7 +99,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
 
   const close = (reason: string, fields: Record<string, unknown> = {}) => {
     if (socket.destroyed) return;
-    log.info('tracker connection closed', { protocol: protocol.name, remote, imei: identity.device?.imei, reason, ...fields });
+    log.info('tracker connection closed', { protocol: protocol.name, remote, ...via, imei: identity.device?.imei, reason, ...fields });
     identity.disconnected(reason);
     socket.destroy();
   };
@@ -111,7 +126,7 @@ export function serveTrackerConnection(socket: Socket, deps: ConnectionDeps): vo
     if (error instanceof ConnectionClosedError) return;
     if (error instanceof StoreFailedError) return close('could not store', { error: error.message });
     // A database error while identifying, or a bug: this connection ends, the listener goes on.
-    log.warn('tracker frame failed', { protocol: protocol.name, remote, imei: identity.device?.imei, error: (error as Error).stack ?? String(error) });
+    log.warn('tracker frame failed', { protocol: protocol.name, remote, ...via, imei: identity.device?.imei, error: (error as Error).stack ?? String(error) });
     return close('could not handle frame', { error: (error as Error).message });
   };
 

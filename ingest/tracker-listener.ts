@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { listenAndStayUp } from '../runtime/listening-server.ts';
+import { serveProxiedConnection, type ProxyProtocolOptions } from './proxied-connection.ts';
 import { serveTrackerConnection, type ConnectionDeps } from './tracker-connection.ts';
 
 export interface TrackerListener {
@@ -15,6 +16,8 @@ export interface TrackerListenOptions {
   portVariable: string;
   /** Connections held at once; past it new ones are closed at once (and counted). */
   maxConnections: number;
+  /** Every connection opens with a PROXY protocol header naming the tracker (TRACKER_PROXY_PROTOCOL); absent, none does. */
+  proxyProtocol?: ProxyProtocolOptions;
 }
 
 /** One TCP port for one protocol. */
@@ -23,7 +26,8 @@ export async function listenForTrackers(options: TrackerListenOptions, deps: Con
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serveTrackerConnection(socket, deps);
+    if (options.proxyProtocol) serveProxiedConnection(socket, options.proxyProtocol, deps);
+    else serveTrackerConnection(socket, deps);
   });
   const port = await listenAndStayUp(server, {
     host: options.host,

@@ -3,11 +3,13 @@ import { DeviceSignals } from '../../engine/device-signals.ts';
 import type { EngineQueue } from '../../engine/engine-jobs.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
+import type { ProxyProtocolOptions } from '../../ingest/proxied-connection.ts';
 import { startIngest } from '../../ingest/start-ingest.ts';
 import { publishCommittedFixes, type PositionFeed } from '../../domain/events/position-feed.ts';
 import { POSITION_WEBHOOK_DEFAULTS, PositionWebhookSender } from '../../engine/webhooks/position-webhooks.ts';
 import type { StoredFix } from '../../domain/stored-rows.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { plainAddress, TrustedProxies } from '../../api/trusted-proxies.ts';
 import type { Config } from '../config.ts';
 
 export interface RunningIngestRole {
@@ -58,6 +60,7 @@ export async function startIngestRole(
       },
       commands,
       mediaMaxBytes: config.media.maxBytes,
+      proxyProtocol: trackerProxy(config),
     });
   } catch (error) {
     await commands.close();
@@ -76,4 +79,12 @@ export async function startIngestRole(
       positionWebhooks.close();
     },
   };
+}
+
+/** TRACKER_PROXY_PROTOCOL, with TRACKER_PROXY_FROM's blocks (matched as TRUST_PROXY's are) when given. */
+function trackerProxy(config: Config): ProxyProtocolOptions | undefined {
+  if (!config.ingest.proxyProtocol) return undefined;
+  if (config.ingest.proxyFrom.length === 0) return {};
+  const proxies = new TrustedProxies(config.ingest.proxyFrom);
+  return { trusts: (address) => proxies.trusts(plainAddress(address) ?? address) };
 }

@@ -10,9 +10,12 @@ export interface RawTracker {
   end(): void;
 }
 
-/** A tracker on a real socket that sends whatever bytes a test gives it and reads what comes back. */
-export async function rawTracker(port: number): Promise<RawTracker> {
-  const socket: Socket = connect(port, '127.0.0.1');
+/**
+ * A tracker on a real socket that sends whatever bytes a test gives it and reads what comes back;
+ * `localAddress` (another loopback address, 127.0.0.2) makes it a different client than the server's.
+ */
+export async function rawTracker(port: number, options: { localAddress?: string } = {}): Promise<RawTracker> {
+  const socket: Socket = connect({ port, host: '127.0.0.1', ...options });
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   let received = Buffer.alloc(0);
   let closed = false;
