@@ -29,6 +29,7 @@ import { rateLimit } from './rate-limit/rate-limit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { COMMANDS_GUIDE, commandRoutes } from './routes/commands.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
+import type { QueueHealth } from '../engine/queue/queue-health.ts';
 import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -111,6 +112,8 @@ export interface AppDeps {
   metrics?: boolean;
   /** METRICS_TOKEN: GET /metrics asks for this bearer token; absent, it is open. */
   metricsToken?: string;
+  /** Whether the queues this process adds jobs to take them, for GET /readyz; absent, only the database is checked. */
+  queueHealth?: () => Promise<QueueHealth>;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -155,7 +158,7 @@ export function createApp(deps: AppDeps) {
   app.onError(errorResponse(log));
   app.notFound((c) => c.json(errorEnvelope(`Not found: ${c.req.method} ${c.req.path}`), 404));
 
-  app.route('/', healthRoutes(db, log));
+  app.route('/', healthRoutes(db, log, deps.queueHealth));
   if (deps.metrics !== false) app.route('/', metricsRoutes(log, { token: deps.metricsToken }));
   const failures = new FailedAuthenticationLimit(
     deps.authFailureLimiter ?? createMemoryRateLimiter(20, 60_000), log, deps.signInFailureLimiter ?? createMemoryRateLimiter(5, 60_000),

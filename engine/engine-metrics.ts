@@ -1,5 +1,5 @@
 import { LATENCY_BUCKETS_S, metricsRegistry, processLabel, prom } from '../runtime/metrics.ts';
-import type { JobQueue } from './queue/job-queue.ts';
+import type { JobQueue, QueueBackend } from './queue/job-queue.ts';
 
 const registers = [metricsRegistry];
 // Engine processes' lags, read at scrape time (declared first: the lag gauge's collect reads it).
@@ -107,4 +107,27 @@ new prom.Gauge({
 export function exportQueueDepth(queue: CountedQueue): () => void {
   queues.add(queue);
   return () => queues.delete(queue);
+}
+
+/** Queues whose backend's health is reported, by queue name. */
+const watched = new Map<string, Pick<QueueBackend, 'health'>>();
+
+new prom.Gauge({
+  name: 'fleetcore_queue_up',
+  help: 'Per queue: 1 when its backend takes jobs (Redis answers a write; the in-process queue always), 0 when it does not (the cluster keeps the lowest)',
+  labelNames: ['queue'],
+  aggregator: 'min',
+  registers,
+  async collect() {
+    this.reset();
+    for (const [queue, backend] of watched) this.set({ queue }, (await backend.health()).up ? 1 : 0);
+  },
+});
+
+/** Reports whether `backend` takes jobs, as the gauge of each queue named, until the returned function is called. */
+export function exportQueueUp(backend: Pick<QueueBackend, 'health'>, queueNames: readonly string[]): () => void {
+  for (const name of queueNames) watched.set(name, backend);
+  return () => {
+    for (const name of queueNames) if (watched.get(name) === backend) watched.delete(name);
+  };
 }

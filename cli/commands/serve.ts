@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { createLogger } from '../../runtime/logger.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { parseCommand, positiveInteger } from '../command-line.ts';
+import { connectRedis } from '../redis-connection.ts';
 import type { Config } from '../config.ts';
 import { ROLES, startServer, type Role } from '../server/start-server.ts';
 import { UsageError } from '../usage-error.ts';
@@ -25,6 +26,8 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   if (processes > 1 && cluster.isPrimary) {
     // The embedded database and the in-process queue live inside one process; copies need the servers.
     if (!config.databaseUrl || !config.redisUrl) throw new StartupError('--processes needs DATABASE_URL and REDIS_URL: the embedded database and queue cannot be shared');
+    // Checked once here: a Redis every copy would refuse is one line, not a copy refused and restarted forever.
+    (await connectRedis(config.redisUrl)).disconnect();
     return runServeCluster(processes, log, { host: config.host, port: config.metricsPort, token: config.metricsToken });
   }
   const running = await startServer(config, log, roles);

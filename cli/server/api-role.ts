@@ -9,6 +9,7 @@ import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { scheduleTravelStart, unscheduleTravelStart, type EngineQueue } from '../../engine/engine-jobs.ts';
 import { enqueueDeliveries, type WebhookQueue } from '../../engine/webhooks/webhook-jobs.ts';
+import type { QueueHealth } from '../../engine/queue/queue-health.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import type { PositionFeed } from '../../domain/events/position-feed.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -38,6 +39,8 @@ export async function startApiRole(
     streamLeases?: StreamLeases;
     engineQueue: EngineQueue;
     webhookQueue: WebhookQueue;
+    /** Whether those two queues take jobs now, for GET /readyz. */
+    queueHealth: () => Promise<QueueHealth>;
     commandBus: CommandBus;
     /** Committed fixes for streams that name vehicle.position. */
     positionFeed?: PositionFeed;
@@ -67,6 +70,7 @@ export async function startApiRole(
     commandBus: deps.commandBus,
     metrics: deps.metricsOnApiPort,
     metricsToken: config.metricsToken,
+    queueHealth: deps.queueHealth,
     authFailureLimiter: deps.authFailureLimiter,
     oauthTokenLimiter: deps.oauthTokenLimiter,
     signInFailureLimiter: deps.signInFailureLimiter,

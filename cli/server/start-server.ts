@@ -4,7 +4,7 @@ import { createRedisRateLimiter } from '../../api/rate-limit/redis-rate-limiter.
 import { RedisStreamLeases } from '../../api/events/redis-stream-leases.ts';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
 import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
-import { exportQueueDepth } from '../../engine/engine-metrics.ts';
+import { exportQueueDepth, exportQueueUp } from '../../engine/engine-metrics.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import { ENGINE_QUEUE } from '../../engine/engine-jobs.ts';
@@ -92,12 +92,13 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     // In a cluster the primary serves METRICS_PORT for every process; alone, this process does.
     const metrics = config.metricsPort !== undefined && !cluster.isWorker ? await startMetricsServer({ host: config.host, port: config.metricsPort, token: config.metricsToken }, log) : undefined;
     if (metrics) stack.push('metrics', metrics.stop);
+    // Redis first: one that cannot hold the queues is refused before the database is opened or migrated.
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    if (redis) stack.push('redis', () => redis.disconnect());
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
     stack.push('database', () => database.close());
     await migrate(database, log);
 
-    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    if (redis) stack.push('redis', () => redis.disconnect());
     const queues = config.redisUrl
       ? bullmqQueues(config.redisUrl, {
           prefix: queuePrefix(config.databaseUrl),
@@ -106,8 +107,8 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       : inProcessQueues();
     stack.push('queues', () => queues.close());
     const engineQueue = queues.queue(ENGINE_QUEUE);
-    const unexportDepths = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE))];
-    stack.push('queue metrics', async () => unexportDepths.forEach((unexport) => unexport()));
+    const unexportMetrics = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE)), exportQueueUp(queues, [ENGINE_QUEUE, WEBHOOKS_QUEUE])];
+    stack.push('queue metrics', async () => unexportMetrics.forEach((unexport) => unexport()));
     // Commands reach the process holding the device's connection: through Redis when processes may differ.
     const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: queuePrefix(config.databaseUrl) }) : new InProcessCommandBus();
     stack.push('command bus', () => commandBus.close());
@@ -144,7 +145,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        firstRun, database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), commandBus, positionFeed,
+        firstRun, database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), queueHealth: () => queues.health(), commandBus, positionFeed,
       });
       stack.push('api', api.stop);
     }

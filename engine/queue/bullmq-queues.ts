@@ -4,6 +4,8 @@ import { BullmqQueue } from './bullmq-queue.ts';
 import { BullmqSchedules } from './bullmq-schedules.ts';
 import { BullmqWorker } from './bullmq-worker.ts';
 import type { QueueBackend } from './job-queue.ts';
+import { cachedHealth } from './queue-health.ts';
+import { redisQueueHealth } from './redis-queue-health.ts';
 
 const DEFAULT_PREFIX = 'fleetcore';
 
@@ -16,6 +18,9 @@ export interface BullmqOptions {
   scheduleCheckMs?: number;
   /** Told each time a lost schedule was made again. */
   onScheduleRestored?: (queue: string, jobName: string) => void;
+  /** health(): how long Redis has to take the probe's write (default 1 s), and how long an answer is reused (default 2 s). */
+  healthTimeoutMs?: number;
+  healthCacheMs?: number;
 }
 
 /** QUIT lets pending replies arrive; a connection that is not up has nothing pending, and QUIT would wait for it. */
@@ -30,6 +35,7 @@ async function closeConnection(connection: Redis): Promise<void> {
  * during a Redis outage rejects instead of hanging); all workers (BullmqWorker) share another with
  * `maxRetriesPerRequest: null`, as BullMQ requires, and each worker adds the blocking connection
  * BullMQ duplicates from it. The schedules made with repeat() are kept alive by BullmqSchedules.
+ * health() writes one short-lived key (`<prefix>:queue-probe`) through the queues' connection.
  */
 export function bullmqQueues(redisUrl: string, options: BullmqOptions = {}): QueueBackend {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
@@ -39,9 +45,13 @@ export function bullmqQueues(redisUrl: string, options: BullmqOptions = {}): Que
   const queues = new Map<string, BullmqQueue>();
   const workers = new Set<BullmqWorker>();
   const schedules = new BullmqSchedules(queueConnection, options.scheduleCheckMs ?? 5_000, options.onScheduleRestored);
+  const probeKey = `${prefix}:queue-probe`;
+  const healthTimeoutMs = options.healthTimeoutMs ?? 1_000;
+  const health = cachedHealth(() => redisQueueHealth(queueConnection, probeKey, healthTimeoutMs), options.healthCacheMs ?? 2_000);
 
   return {
     kind: 'bullmq',
+    health,
     queue(name) {
       const existing = queues.get(name);
       if (existing) return existing;

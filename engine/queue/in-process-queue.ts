@@ -26,6 +26,10 @@ export function inProcessQueues(): QueueBackend {
 
   return {
     kind: 'in-process',
+    // In this process's memory: up as long as the process is.
+    async health() {
+      return { up: true };
+    },
     queue(name) {
       const queue = queueOf(name);
       const handle: UntypedQueue = {

@@ -1,3 +1,5 @@
+import type { QueueHealth } from './queue-health.ts';
+
 /**
  * The job contract the engine is written against, as BullMQ defines it: named jobs with JSON data,
  * optional delay, a job id that makes adding the same job twice a no-op while it waits, retries with
@@ -101,6 +103,8 @@ export interface WorkerOptions {
 /** Where queues and workers come from: Redis (BullMQ) or this process. */
 export interface QueueBackend {
   readonly kind: 'bullmq' | 'in-process';
+  /** Whether the queues take jobs now (Redis answering a write, asked at most every few seconds); in-process, always. */
+  health(): Promise<QueueHealth>;
   queue<J extends JobSpec = JobSpec>(name: QueueName<J>): JobQueue<J>;
   /** Processes the jobs of `queueName`, `concurrency` at a time; failures are retried per the job's attempts. */
   worker(queueName: string, processor: JobProcessor, options?: WorkerOptions): JobWorker;

@@ -10,7 +10,11 @@ export class RedisServerProcess {
   private child: ChildProcess | undefined;
   private output = '';
 
-  constructor(readonly port: number) {}
+  /** `args`: more of redis-server's options (`--replicaof 127.0.0.1 6390`, `--cluster-enabled yes` …). */
+  constructor(
+    readonly port: number,
+    private readonly args: readonly string[] = [],
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -18,7 +22,7 @@ export class RedisServerProcess {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
