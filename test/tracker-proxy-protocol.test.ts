@@ -11,7 +11,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { teltonikaCodec8, teltonikaLogin, type SimulatedFix } from '../simulators/teltonika-packets.ts';
 import { eventually } from './support/eventually.ts';
-import { freePort } from './support/fleet-process.ts';
+import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { startTestIngest, type TestIngest } from './support/ingest-server.ts';
 import { rawTracker, type RawTracker } from './support/raw-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
@@ -220,6 +220,41 @@ describe('TRACKER_PROXY_PROTOCOL unset', () => {
     proxied.send(Buffer.concat([proxyV2('203.0.113.7', 40000), teltonikaLogin(device.imei)]));
     expect(await proxied.closedByServer()).toBe(true);
     expect((await proxied.read(1, 100)).length).toBe(0);
+  });
+});
+
+describe('fleet serve with TRACKER_PROXY_PROTOCOL=true and TRACKER_PROXY_FROM', () => {
+  let fresh: FreshDatabase | undefined;
+  let server: Serving | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    fresh = await freshDatabase();
+    port = await freePort();
+    // The proxy is 127.0.0.2: a peer on 127.0.0.1 is not it.
+    server = await serve({ ...fresh.env, PORT: '0', DEMO_SEED: 'false', TELTONIKA_PORT: String(port), TRACKER_PROXY_PROTOCOL: 'true', TRACKER_PROXY_FROM: '127.0.0.2' });
+  }, 180_000);
+  afterAll(async () => {
+    server?.process.kill('SIGTERM');
+    await server?.exited;
+    await fresh?.destroy();
+  });
+
+  it('serves a connection from the named proxy that opens with a header, and closes one from any other peer', async () => {
+    const login = Buffer.concat([proxyV2('203.0.113.7', 40000), teltonikaLogin('359632104567890')]);
+    const fromProxy = await rawTracker(port, { localAddress: '127.0.0.2' });
+    fromProxy.send(login);
+    // Served: an IMEI nobody registered is answered 0x00.
+    expect((await fromProxy.read(1)).toString('hex')).toBe('00');
+    const withoutHeader = await rawTracker(port, { localAddress: '127.0.0.2' });
+    withoutHeader.send(teltonikaLogin('359632104567890'));
+    expect(await withoutHeader.closedByServer()).toBe(true);
+    expect((await withoutHeader.read(1, 100)).length).toBe(0);
+    const stranger = await rawTracker(port);
+    stranger.send(login);
+    expect(await stranger.closedByServer()).toBe(true);
+    expect((await stranger.read(1, 100)).length).toBe(0);
+    fromProxy.end();
   });
 });
 
