@@ -9,14 +9,17 @@ import { parseRedisInfo, redisServerProblem } from './redis-server-check.ts';
  */
 export async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined); // reconnects on its own; commands that fail meanwhile report it
+  // Reconnects on its own; commands that fail meanwhile report it. The socket's own error (ECONNREFUSED,
+  // ENOTFOUND) says more than the "Connection is closed." that connect() rejects with, so it is kept.
+  let socketError: Error | undefined;
+  redis.on('error', (error: Error) => (socketError = error));
   let info: string;
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new StartupError(`cannot connect to REDIS_URL ${redactUrl(url)}: ${(error as Error).message}`);
+    throw new StartupError(`cannot connect to REDIS_URL ${redactUrl(url)}: ${socketError?.message || (error as Error).message}`);
   }
   try {
     // BullMQ reads INFO too when a queue opens, so a Redis that refuses it could not run the queues anyway.
