@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,9 @@ describe('cachedHealth', () => {
 
 // Redis servers of this file's own, on ports of their own: one that takes writes, its replica, one
 // out of memory, and one stopped under a connected client. The shared Redis is never touched.
-describe('redisQueueHealth', () => {
+const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+
+describe.skipIf(!redisServerInstalled)(`redisQueueHealth${redisServerInstalled ? '' : ' (skipped: redis-server is not installed)'}`, () => {
   let primary: RedisServerProcess;
   let replica: RedisServerProcess;
   let full: RedisServerProcess;
