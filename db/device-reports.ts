@@ -59,7 +59,7 @@ export function applyReportsSql(reports: StoredReport[]): RawBuilder<unknown> {
       signal_strength = CASE WHEN ${current} THEN coalesce(r.signal_strength, d.signal_strength) ELSE d.signal_strength END,
       connection_type = CASE WHEN ${current} THEN coalesce(r.connection_type, d.connection_type) ELSE d.connection_type END,
       ignition = CASE WHEN ${current} THEN coalesce(r.ignition, d.ignition) ELSE d.ignition END,
-      attributes = CASE WHEN ${current} THEN d.attributes || r.attributes ELSE d.attributes END
+      attributes = CASE WHEN ${current} THEN (d.attributes::jsonb || r.attributes)::json ELSE d.attributes END
     FROM unnest(
       ${s.map((r) => r.deviceId)}::int[], ${s.map((r) => r.receivedAt.toISOString())}::timestamptz[],
       ${s.map((r) => r.time.toISOString())}::timestamptz[], ${s.map((r) => r.power)}::float8[], ${s.map((r) => r.battery)}::float8[],

@@ -67,12 +67,12 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
     FROM device_engine_states s
     CROSS JOIN LATERAL (
       SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm,
-        -- jsonb_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
-        CASE WHEN jsonb_typeof(attributes->'odometer') = 'number' THEN (attributes->>'odometer')::float8 END AS odometer_m,
+        -- json_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
+        CASE WHEN json_typeof(attributes->'odometer') = 'number' THEN (attributes->>'odometer')::float8 END AS odometer_m,
         coalesce(attributes->>'driverUniqueId', attributes->>'driverLicense') AS driver,
         -- The fuel level: percent (fuel) and litres (fuelVolume), as the decoders write them (docs/trackers.md).
-        CASE WHEN jsonb_typeof(attributes->'fuel') = 'number' THEN (attributes->>'fuel')::float8 END AS fuel_percent,
-        CASE WHEN jsonb_typeof(attributes->'fuelVolume') = 'number' THEN (attributes->>'fuelVolume')::float8 END AS fuel_litres
+        CASE WHEN json_typeof(attributes->'fuel') = 'number' THEN (attributes->>'fuel')::float8 END AS fuel_percent,
+        CASE WHEN json_typeof(attributes->'fuelVolume') = 'number' THEN (attributes->>'fuelVolume')::float8 END AS fuel_litres
       FROM positions
       WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
       ORDER BY fix_time

@@ -6,13 +6,13 @@ import type { PositionsTable } from './schema.ts';
 type ColumnValue = string | number | boolean | Date | null;
 
 /** PostgreSQL types of the history's columns, each with its array type (unnest) and binary form (COPY). */
-type ColumnType = 'int4' | 'timestamptz' | 'bool' | 'float8' | 'jsonb';
+type ColumnType = 'int4' | 'timestamptz' | 'bool' | 'float8' | 'json';
 
-const ARRAY_TYPES: Record<ColumnType, string> = { int4: 'int[]', timestamptz: 'timestamptz[]', bool: 'bool[]', float8: 'float8[]', jsonb: 'jsonb[]' };
+const ARRAY_TYPES: Record<ColumnType, string> = { int4: 'int[]', timestamptz: 'timestamptz[]', bool: 'bool[]', float8: 'float8[]', json: 'json[]' };
 
 interface PositionColumn {
   type: ColumnType;
-  /** A number for int4 and float8, a Date for timestamptz, JSON text for jsonb; null for none. */
+  /** A number for int4 and float8, a Date for timestamptz, JSON text for json; null for none. */
   value(fix: StoredFix): ColumnValue;
 }
 
@@ -35,7 +35,7 @@ const COLUMNS: { readonly [C in keyof PositionsTable]: PositionColumn } = {
   heading: { type: 'float8', value: (f) => finiteOrNull(f.heading) },
   satellites: { type: 'int4', value: (f) => int4OrNull(f.satellites) },
   ignition: { type: 'bool', value: (f) => f.ignition ?? null },
-  attributes: { type: 'jsonb', value: (f) => JSON.stringify(f.attributes ?? {}) },
+  attributes: { type: 'json', value: (f) => JSON.stringify(f.attributes ?? {}) },
 };
 
 const POSITION_COLUMNS = Object.entries(COLUMNS).map(([name, column]) => ({ name, ...column }));
@@ -63,7 +63,7 @@ const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 /**
  * Rows in COPY's binary format, in POSITION_COLUMNS' order: `header` before the first row, `trailer`
  * after the last. Binary spares PostgreSQL parsing each number and time from text (measured: a
- * 7,000-row batch's COPY ~25 % shorter); jsonb goes as its version byte and the JSON text.
+ * 7,000-row batch's COPY ~25 % shorter); json's binary form is its text.
  */
 export function positionCopyBinary(fixes: readonly StoredFix[], edges: { header: boolean; trailer: boolean }): Buffer {
   const json: Buffer[] = [];
@@ -71,8 +71,8 @@ export function positionCopyBinary(fixes: readonly StoredFix[], edges: { header:
   for (const fix of fixes) {
     const text = Buffer.from(COLUMNS.attributes.value(fix) as string, 'utf8');
     json.push(text);
-    // Per row: the field count, then per field its length and bytes (at most 8, or the JSON and its version byte).
-    size += 2 + POSITION_COLUMNS.length * 12 + text.length + 1;
+    // Per row: the field count, then per field its length and bytes (at most 8, or the JSON).
+    size += 2 + POSITION_COLUMNS.length * 12 + text.length;
   }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
@@ -81,10 +81,9 @@ export function positionCopyBinary(fixes: readonly StoredFix[], edges: { header:
     const fix = fixes[row]!;
     at = out.writeInt16BE(POSITION_COLUMNS.length, at);
     for (const column of POSITION_COLUMNS) {
-      if (column.type === 'jsonb') {
+      if (column.type === 'json') {
         const text = json[row]!;
-        at = out.writeInt32BE(text.length + 1, at);
-        at = out.writeUInt8(1, at);
+        at = out.writeInt32BE(text.length, at);
         at += text.copy(out, at);
         continue;
       }
