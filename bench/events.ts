@@ -21,7 +21,7 @@ import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { EVENT_TYPES, OPT_IN_EVENT_TYPES } from '../domain/events/event-catalog.ts';
 import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
 import { startEngine } from '../engine/start-engine.ts';
-import { startWebhookDelivery } from '../engine/webhooks/start-webhook-delivery.ts';
+import { startWebhookDelivery, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
 import { POSITION_WEBHOOK_DEFAULTS } from '../engine/webhooks/position-webhooks.ts';
 import { newWebhookSecret } from '../engine/webhooks/webhook-secret.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
@@ -99,8 +99,8 @@ async function logBench(args: string[]): Promise<void> {
     });
     cleanup.push(() => engine.close());
     const webhooks = await startWebhookDelivery(handle, queues, silentLogger, {
-      // As `fleet serve` sends them with the default WEBHOOK_CONCURRENCY.
-      timeoutMs: 15_000, allowPrivate: true, concurrency: 32, perWebhookInFlight: 32, maxConsecutiveFailures: 1_000,
+      // As `fleet serve` sends them by default.
+      timeoutMs: 15_000, allowPrivate: true, concurrency: WEBHOOK_CONCURRENCY_DEFAULT, perWebhookInFlight: WEBHOOK_CONCURRENCY_DEFAULT, maxConsecutiveFailures: 1_000,
       fanOutPollMs: 100, sweepMs: 30_000,
     });
     cleanup.push(() => webhooks.close());

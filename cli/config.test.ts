@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       eventStreamHeartbeatS: 15,
       eventStreamsPerCredential: 10,
       eventStreamMaxLifeS: 86_400,
-      webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 32, accountConcurrency: 8, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000, perUser: 20 },
+      webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 128, accountConcurrency: 8, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000, perUser: 20 },
       eventsRetentionMs: 90 * 86_400_000,
       media: { maxBytes: 5 * 1024 * 1024, retentionMs: 90 * 86_400_000 },
       positionHistory: { retentionDays: 90, partitionDays: 1, aheadDays: 7 },
@@ -351,9 +351,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ POSITIONS_RETENTION_DAYS: '7', POSITIONS_PARTITION_DAYS: '7' }).positionHistory).toEqual({ retentionDays: 7, partitionDays: 7, aheadDays: 7 });
   });
 
-  it('gives one account a quarter of the webhook slots unless told, never more than all of them', () => {
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100' }).webhooks.accountConcurrency).toBe(25);
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '2' }).webhooks.accountConcurrency).toBe(1);
+  it('gives one account 8 of the webhook slots as of right unless told, never more than all of them', () => {
+    expect(loadConfig({}).webhooks).toMatchObject({ concurrency: 128, accountConcurrency: 8 });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '100' }).webhooks.accountConcurrency).toBe(8);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '2' }).webhooks.accountConcurrency).toBe(2);
     expect(startupErrorOf({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ACCOUNT_CONCURRENCY: '5' })).toBe('WEBHOOK_ACCOUNT_CONCURRENCY (5) must not exceed WEBHOOK_CONCURRENCY (4)');
     expect(startupErrorOf({ WEBHOOKS_PER_USER: '0' })).toBe('WEBHOOKS_PER_USER must be an integer from 1 to 10000, got "0"');
   });

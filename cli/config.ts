@@ -8,6 +8,7 @@ import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
+import { accountInFlight, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
 import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
 import { MAX_PLAUSIBLE_MS2 } from '../domain/driving/harsh-driving.ts';
@@ -288,10 +289,10 @@ function positionHistory(env: Env): Config['positionHistory'] {
   return { retentionDays, partitionDays, aheadDays };
 }
 
-/** WEBHOOK_ACCOUNT_CONCURRENCY: a quarter of WEBHOOK_CONCURRENCY unless given, and never more than it. */
+/** WEBHOOK_ACCOUNT_CONCURRENCY: 8 unless given (or WEBHOOK_CONCURRENCY if that is less), and never more than WEBHOOK_CONCURRENCY. */
 function webhookAccountConcurrency(env: Env): number {
-  const concurrency = integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000);
-  const perAccount = integer(env, 'WEBHOOK_ACCOUNT_CONCURRENCY', Math.max(1, Math.floor(concurrency / 4)), 1, 1000);
+  const concurrency = integer(env, 'WEBHOOK_CONCURRENCY', WEBHOOK_CONCURRENCY_DEFAULT, 1, 1000);
+  const perAccount = integer(env, 'WEBHOOK_ACCOUNT_CONCURRENCY', accountInFlight(concurrency), 1, 1000);
   if (perAccount > concurrency) {
     throw new StartupError(`WEBHOOK_ACCOUNT_CONCURRENCY (${perAccount}) must not exceed WEBHOOK_CONCURRENCY (${concurrency})`);
   }
@@ -348,7 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: {
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
-      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', WEBHOOK_CONCURRENCY_DEFAULT, 1, 1000),
       accountConcurrency: webhookAccountConcurrency(env),
       maxConsecutiveFailures: integer(env, 'WEBHOOK_MAX_CONSECUTIVE_FAILURES', 20, 1, 100_000),
       deliveryRetentionMs: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,

@@ -12,14 +12,28 @@ import { RETRY_DELAYS_MS } from './retry-schedule.ts';
 import { sendDelivery } from './send-delivery.ts';
 import { enqueueDeliveries, WEBHOOK_JOBS, WEBHOOKS_QUEUE } from './webhook-jobs.ts';
 
+/**
+ * Requests in flight per engine process, and one account's as of right. The share is small so that
+ * accounts whose receivers hang leave most slots to the rest (sixteen of them before another waits);
+ * the total is large so that slots nobody else wants can be lent to a busy account whose receiver
+ * answers fast (FairLanes): a receiver's throughput is its requests in flight over its answer time.
+ */
+export const WEBHOOK_CONCURRENCY_DEFAULT = 128;
+export const WEBHOOK_ACCOUNT_CONCURRENCY_DEFAULT = 8;
+
+/** One account's requests in flight as of right: as given, else the default, never more than the process's. */
+export function accountInFlight(concurrency: number, given?: number): number {
+  return Math.min(concurrency, given ?? WEBHOOK_ACCOUNT_CONCURRENCY_DEFAULT);
+}
+
 export interface WebhookDeliverySettings {
   timeoutMs: number;
   allowPrivate: boolean;
   /** Deliveries sent at once by this process. */
   concurrency: number;
   /**
-   * Deliveries of one account in flight at once in this process (default a quarter of `concurrency`):
-   * an account whose receivers are slow keeps the rest of the slots free for other accounts.
+   * Deliveries of one account in flight at once in this process as of right (accountInFlight): an
+   * account whose receivers are slow keeps the rest of the slots free for other accounts.
    */
   perAccountInFlight?: number;
   /** Deliveries of one webhook in flight at once in this process (at most all of its account's but one). */
@@ -56,7 +70,7 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
   const sending = { db, log, queue, batches, settings: { ...settings, retryDelaysMs: settings.retryDelaysMs ?? RETRY_DELAYS_MS } };
   const dispatcher = new DeliveryDispatcher(db, log, batches, {
     concurrency: settings.concurrency,
-    perAccount: Math.min(settings.concurrency, settings.perAccountInFlight ?? Math.max(1, Math.floor(settings.concurrency / 4))),
+    perAccount: accountInFlight(settings.concurrency, settings.perAccountInFlight),
     perWebhook: settings.perWebhookInFlight,
     claimMs,
     timeoutMs: settings.timeoutMs,
