@@ -7,6 +7,8 @@ import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS } from '
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import type { RedisClusterSettings } from '../runtime/redis-client.ts';
+import { redisClusterSettings } from './redis-cluster-nodes.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
 import { accountInFlight, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
@@ -20,6 +22,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER_NODES with REDIS_PASSWORD: a Redis Cluster instead of REDIS_URL (never both). */
+  redisCluster: RedisClusterSettings | undefined;
   logLevel: LogLevel;
   /** The detailed endpoints' limit per key. */
   rateLimit: { max: number; windowMs: number };
@@ -334,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisCluster: redisClusterSettings(env),
     logLevel,
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 50, 1, 1_000_000),
