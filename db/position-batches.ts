@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { attributesJson } from './attributes-json.ts';
 import { finiteOrNull, int4OrNull } from './column-values.ts';
 import { inTransaction, type Db } from './database.ts';
 import { applyReportsSql, insertReportsSql } from './device-reports.ts';
@@ -110,7 +111,7 @@ export function upsertLatestSql(fixes: StoredFix[]): RawBuilder<unknown> {
       ${column(fixes, (f) => f.odometerKm ?? null)}::float8[], ${column(fixes, (f) => f.powerVoltage ?? null)}::float8[],
       ${column(fixes, (f) => finite(f.backupVoltage))}::float8[], ${column(fixes, (f) => whole(f.signalStrength))}::int[],
       ${column(fixes, (f) => f.connectionType ?? null)}::text[], ${column(fixes, (f) => f.address ?? null)}::text[],
-      ${column(fixes, (f) => f.driverId ?? null)}::text[], ${column(fixes, (f) => JSON.stringify(f.attributes ?? {}))}::json[]
+      ${column(fixes, (f) => f.driverId ?? null)}::text[], ${column(fixes, attributesJson)}::json[]
     )
     ON CONFLICT (device_id) DO UPDATE SET
       last_report_at = greatest(device_states.last_report_at, excluded.last_report_at),

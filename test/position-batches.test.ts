@@ -164,14 +164,17 @@ describe.skipIf(!process.env.DATABASE_URL)('the two writers (PostgreSQL)', () =>
     const receivedAt = new Date('2024-05-03T10:00:01.250Z');
     const odd: Partial<StoredFix> = {
       receivedAt, altitude: Number.NaN, speedKmh: 12.5, heading: null, satellites: 2 ** 40, ignition: null, valid: false,
-      attributes: { note: 'tab\tnew\nline\rback\\slash \\N', nested: { io: [1, 2] } },
+      attributes: { note: 'tab\tnew\nline\rback\\slash \\N', nested: { io: [1, 2] }, text: 'naïve ✓ 😀' },
     };
-    await copyFixBatch(database.pool!, database.db, [fix(viaCopy.id, '2024-05-03T10:00:00.125Z', odd)], []);
-    await insertFixesSkippingStored([fix(viaInsert.id, '2024-05-03T10:00:00.125Z', odd)]).execute(database.db);
-    const row = (deviceId: number) =>
-      database.db.selectFrom('positions').selectAll().where('device_id', '=', deviceId).executeTakeFirstOrThrow().then(({ device_id, ...rest }) => rest);
-    const copied = await row(viaCopy.id);
-    expect(copied).toMatchObject({ altitude: null, speed_kmh: 12.5, satellites: null, valid: false, server_time: receivedAt });
-    expect(copied).toEqual(await row(viaInsert.id));
+    // Times before PostgreSQL's epoch (2000) and far after it, in COPY's binary form.
+    const times = ['2024-05-03T10:00:00.125Z', '1999-12-31T23:59:59.999Z', '1980-02-29T12:00:00.001Z', '2079-06-01T00:00:00.000Z'];
+    await copyFixBatch(database.pool!, database.db, times.map((t) => fix(viaCopy.id, t, odd)), []);
+    await insertFixesSkippingStored(times.map((t) => fix(viaInsert.id, t, odd))).execute(database.db);
+    const rows = (deviceId: number) =>
+      database.db.selectFrom('positions').selectAll().where('device_id', '=', deviceId).orderBy('fix_time').execute().then((all) => all.map(({ device_id, ...rest }) => rest));
+    const copied = await rows(viaCopy.id);
+    expect(copied.map((r) => r.fix_time.toISOString())).toEqual([...times].sort());
+    expect(copied[0]).toMatchObject({ altitude: null, speed_kmh: 12.5, satellites: null, valid: false, server_time: receivedAt, attributes: odd.attributes });
+    expect(copied).toEqual(await rows(viaInsert.id));
   });
 });
