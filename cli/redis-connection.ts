@@ -1,14 +1,18 @@
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
+import { createRedisClient, describeRedisTarget, type RedisClient, type RedisClusterSettings, type RedisTarget } from '../runtime/redis-client.ts';
 import { redactUrl } from '../runtime/redact-url.ts';
 import { StartupError } from '../runtime/startup-error.ts';
-import { parseRedisInfo, redisServerProblem } from './redis-server-check.ts';
+import { evictionProblem, parseRedisInfo, redisServerProblem } from './redis-server-check.ts';
+
+/** How long a start waits for Redis (or every slot of a cluster) to answer before it is refused. */
+const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * Connects to REDIS_URL, checks it answers and that it is a Redis the queues can live on (see
  * redisServerProblem), failing start with one clear line when it is not.
  */
 export async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 1 });
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1 });
   // Reconnects on its own; commands that fail meanwhile report it. The socket's own error (ECONNREFUSED,
   // ENOTFOUND) says more than the "Connection is closed." that connect() rejects with, so it is kept.
   let socketError: Error | undefined;
@@ -34,4 +38,90 @@ export async function connectRedis(url: string): Promise<Redis> {
     throw new StartupError(problem);
   }
   return redis;
+}
+
+/** Why a cluster's connect failed, in one line: ioredis hides the nodes' own errors behind "Failed to refresh slots cache". */
+function clusterFailure(error: Error, nodeError: Error | undefined): string {
+  const last = (error as Error & { lastNodeError?: Error }).lastNodeError ?? nodeError;
+  return last && last.message !== error.message ? `${error.message} (${last.message})` : error.message;
+}
+
+/**
+ * Connects to the Redis Cluster of REDIS_CLUSTER_NODES and checks it can hold the queues: it answers,
+ * CLUSTER INFO says cluster_state:ok (every slot served), and no master evicts keys when full.
+ * Otherwise start fails with one line.
+ */
+export async function connectRedisCluster(settings: RedisClusterSettings): Promise<Cluster> {
+  const target = { cluster: settings };
+  const named = describeRedisTarget(target);
+  const cluster = createRedisClient(target, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 1 }) as Cluster;
+  let nodeError: Error | undefined;
+  cluster.on('error', (error: Error) => (nodeError = error));
+  const refuse = (line: string): never => {
+    cluster.disconnect();
+    throw new StartupError(line);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, fail) => {
+      timer = setTimeout(() => fail(nodeError ?? new Error(`no answer in ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    });
+    await Promise.race([cluster.connect(), timeout]);
+  } catch (error) {
+    refuse((await nodeProblem(settings, named)) ?? `cannot connect to ${named}: ${clusterFailure(error as Error, nodeError)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  try {
+    const state = parseRedisInfo(String(await cluster.cluster('INFO'))).get('cluster_state');
+    if (state !== 'ok') refuse(notOk(named, state));
+    for (const master of cluster.nodes('master')) {
+      const where = `the Redis Cluster master ${master.options.host}:${master.options.port}`;
+      const problem = evictionProblem(parseRedisInfo(await master.info()), where);
+      if (problem) refuse(problem);
+    }
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    refuse(`${named} does not answer CLUSTER INFO or INFO, which the queues need: ${(error as Error).message}`);
+  }
+  return cluster;
+}
+
+function notOk(named: string, state: string | undefined): string {
+  return `${named} is a Redis Cluster in cluster_state:${state ?? 'unknown'} (not every slot is served); fix the cluster (redis-cli --cluster check) before starting`;
+}
+
+/**
+ * Why the cluster client could not get ready, asked of the first node that answers on its own: it is
+ * no cluster node (REDIS_URL is for it), or its cluster does not serve every slot, which the client
+ * waits out for ever. Undefined when no node answers, or the node sees nothing wrong.
+ */
+async function nodeProblem(settings: RedisClusterSettings, named: string): Promise<string | undefined> {
+  for (const { host, port } of settings.nodes) {
+    const node = new Redis(port, host, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableReadyCheck: false, ...(settings.password ? { password: settings.password } : {}) });
+    node.on('error', () => undefined);
+    try {
+      await node.connect();
+      const info = parseRedisInfo(await node.info('cluster'));
+      if (info.get('cluster_enabled') !== '1') return `${named}: ${host}:${port} is a standalone Redis, not a Redis Cluster node; point REDIS_URL at it instead`;
+      const state = parseRedisInfo(String(await node.cluster('INFO'))).get('cluster_state');
+      return state === 'ok' ? undefined : notOk(named, state);
+    } catch {
+      // Not this one: try the next node.
+    } finally {
+      node.disconnect();
+    }
+  }
+  return undefined;
+}
+
+/** connectRedis or connectRedisCluster, whichever the target names. */
+export function connectRedisTarget(target: RedisTarget): Promise<RedisClient> {
+  return 'url' in target ? connectRedis(target.url) : connectRedisCluster(target.cluster);
+}
+
+/** REDIS_URL or REDIS_CLUSTER_NODES from the configuration; undefined when neither is set (the in-process queue). */
+export function redisTargetOf(config: { redisUrl: string | undefined; redisCluster: RedisClusterSettings | undefined }): RedisTarget | undefined {
+  if (config.redisCluster) return { cluster: config.redisCluster };
+  return config.redisUrl ? { url: config.redisUrl } : undefined;
 }

@@ -37,7 +37,7 @@ describe('redisServerProblem', () => {
 
   it('refuses a Redis Cluster node and says where to point REDIS_URL instead', () => {
     expect(problem(info(UNLIMITED, PRIMARY, 'cluster_enabled:1'))).toBe(
-      'REDIS_URL redis://:***@10.0.0.6:6379/2 names a node of a Redis Cluster, which fleetcore cannot use through REDIS_URL (its queues need all their keys on one node); point REDIS_URL at a standalone Redis or its primary',
+      'REDIS_URL redis://:***@10.0.0.6:6379/2 names a node of a Redis Cluster, which REDIS_URL cannot reach as a whole; name its nodes in REDIS_CLUSTER_NODES instead (e.g. REDIS_CLUSTER_NODES=host1:6379,host2:6379,host3:6379) and unset REDIS_URL',
     );
   });
 

@@ -25,15 +25,15 @@ function masterUrl(url: string, host: string, port: string | undefined): string 
 
 /**
  * Why the Redis that `INFO` describes cannot hold fleetcore's queues, in one line for the operator, or
- * undefined when it can. Every BullMQ queue runs Lua scripts over several keys of one queue, so:
- * a Redis Cluster node answers them with CROSSSLOT or MOVED; a replica refuses the writes (or, when
- * writable, keeps them only until its next sync); and a Redis that evicts keys under memory pressure
- * drops jobs, which are events never produced.
+ * undefined when it can. A Redis Cluster node answers most keys with MOVED to a client that does not
+ * know the cluster (REDIS_CLUSTER_NODES makes one that does). A replica refuses the writes the queues
+ * make (or, when writable, keeps them only until its next sync); and a Redis that evicts keys under
+ * memory pressure drops jobs, which are events never produced.
  */
 export function redisServerProblem(info: ReadonlyMap<string, string>, url: string): string | undefined {
   const named = `REDIS_URL ${redactUrl(url)}`;
   if (info.get('cluster_enabled') === '1') {
-    return `${named} names a node of a Redis Cluster, which fleetcore cannot use through REDIS_URL (its queues need all their keys on one node); point REDIS_URL at a standalone Redis or its primary`;
+    return `${named} names a node of a Redis Cluster, which REDIS_URL cannot reach as a whole; name its nodes in REDIS_CLUSTER_NODES instead (e.g. REDIS_CLUSTER_NODES=host1:6379,host2:6379,host3:6379) and unset REDIS_URL`;
   }
   const role = info.get('role');
   if (role === 'slave' || role === 'replica') {
@@ -43,6 +43,11 @@ export function redisServerProblem(info: ReadonlyMap<string, string>, url: strin
     const why = readOnly ? 'it refuses the writes the queues make' : 'what fleetcore writes there is lost at its next sync with the master';
     return `${named} names a ${readOnly ? 'read-only ' : ''}replica${of}: ${why}; point REDIS_URL at the primary`;
   }
+  return evictionProblem(info, named);
+}
+
+/** Why a Redis (or a cluster's master) that `INFO` describes would lose queue keys, or undefined. `named`: how to name it. */
+export function evictionProblem(info: ReadonlyMap<string, string>, named: string): string | undefined {
   const maxmemory = Number(info.get('maxmemory') ?? '0');
   const policy = info.get('maxmemory_policy');
   if (maxmemory > 0 && policy !== undefined && policy !== 'noeviction') {

@@ -71,7 +71,7 @@ describe.skipIf(!redisServerInstalled)(`fleet serve refuses a Redis that cannot 
   it('a node of a Redis Cluster', async () => {
     expectRefused(
       await fleetServe(redis.cluster.url),
-      `REDIS_URL ${redis.cluster.url} names a node of a Redis Cluster, which fleetcore cannot use through REDIS_URL (its queues need all their keys on one node); point REDIS_URL at a standalone Redis or its primary`,
+      `REDIS_URL ${redis.cluster.url} names a node of a Redis Cluster, which REDIS_URL cannot reach as a whole; name its nodes in REDIS_CLUSTER_NODES instead (e.g. REDIS_CLUSTER_NODES=host1:6379,host2:6379,host3:6379) and unset REDIS_URL`,
     );
   });
 
@@ -92,7 +92,7 @@ describe.skipIf(!redisServerInstalled)(`fleet serve refuses a Redis that cannot 
   it.runIf(process.env.DATABASE_URL)('once, with --processes, instead of in every copy', async () => {
     expectRefused(
       await fleetServe(redis.cluster.url, ['--processes', '2']),
-      `REDIS_URL ${redis.cluster.url} names a node of a Redis Cluster, which fleetcore cannot use through REDIS_URL (its queues need all their keys on one node); point REDIS_URL at a standalone Redis or its primary`,
+      `REDIS_URL ${redis.cluster.url} names a node of a Redis Cluster, which REDIS_URL cannot reach as a whole; name its nodes in REDIS_CLUSTER_NODES instead (e.g. REDIS_CLUSTER_NODES=host1:6379,host2:6379,host3:6379) and unset REDIS_URL`,
     );
   });
 });

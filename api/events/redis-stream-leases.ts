@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { StreamLeases } from './open-streams.ts';
 
@@ -46,7 +46,7 @@ export class RedisStreamLeases implements StreamLeases {
   private failing = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly log: Logger,
     options: RedisStreamLeasesOptions,
   ) {

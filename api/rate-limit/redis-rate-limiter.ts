@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 
 // One round trip, atomic, on Redis's own clock so API processes on different hosts agree on the window.
@@ -26,7 +26,7 @@ return {allowed, count, first + window - now}
 `;
 
 /** Shares each key's window across every API process that uses the same Redis. */
-export function createRedisRateLimiter(redis: Redis, max: number, windowMs: number, prefix = 'fleetcore:ratelimit:'): RateLimiter {
+export function createRedisRateLimiter(redis: RedisClient, max: number, windowMs: number, prefix = 'fleetcore:ratelimit:'): RateLimiter {
   const decide = async (key: string, count: boolean): Promise<RateLimitDecision> => {
     const [allowed, counted, msUntilFree] = (await redis.eval(SLIDING_WINDOW, 1, prefix + key, windowMs, max, randomUUID(), count ? '1' : '0')) as [
       number,

@@ -22,7 +22,7 @@ describe('fleet serve with some roles', () => {
   it('refuses any split of the roles without REDIS_URL, naming what is missing', () => {
     expect(() => checkRoles(new Set(['api']), undefined)).toThrow(StartupError);
     expect(() => checkRoles(new Set(['api']), undefined)).toThrow(
-      '--roles api needs REDIS_URL: the ingest and engine roles in another process can only share the engine queue through Redis',
+      '--roles api needs REDIS_URL or REDIS_CLUSTER_NODES: the ingest and engine roles in another process can only share the engine queue through Redis',
     );
     expect(() => checkRoles(new Set(['ingest', 'api']), undefined)).toThrow('the engine role in another process');
     expect(() => checkRoles(new Set(['engine']), undefined)).toThrow(StartupError);

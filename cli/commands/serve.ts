@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { createLogger } from '../../runtime/logger.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { parseCommand, positiveInteger } from '../command-line.ts';
-import { connectRedis } from '../redis-connection.ts';
+import { connectRedisTarget, redisTargetOf } from '../redis-connection.ts';
 import type { Config } from '../config.ts';
 import { ROLES, startServer, type Role } from '../server/start-server.ts';
 import { UsageError } from '../usage-error.ts';
@@ -25,9 +25,10 @@ export async function serveCommand(config: Config, argv: string[]): Promise<void
   const log = createLogger(config.logLevel);
   if (processes > 1 && cluster.isPrimary) {
     // The embedded database and the in-process queue live inside one process; copies need the servers.
-    if (!config.databaseUrl || !config.redisUrl) throw new StartupError('--processes needs DATABASE_URL and REDIS_URL: the embedded database and queue cannot be shared');
+    const redis = redisTargetOf(config);
+    if (!config.databaseUrl || !redis) throw new StartupError('--processes needs DATABASE_URL and REDIS_URL (or REDIS_CLUSTER_NODES): the embedded database and queue cannot be shared');
     // Checked once here: a Redis every copy would refuse is one line, not a copy refused and restarted forever.
-    (await connectRedis(config.redisUrl)).disconnect();
+    (await connectRedisTarget(redis)).disconnect();
     return runServeCluster(processes, log, { host: config.host, port: config.metricsPort, token: config.metricsToken });
   }
   const running = await startServer(config, log, roles);

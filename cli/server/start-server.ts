@@ -19,7 +19,8 @@ import { collectProcessMetrics } from '../../runtime/metrics.ts';
 import { StartupError } from '../../runtime/startup-error.ts';
 import { localBaseUrl } from '../commands/demo.ts';
 import type { Config } from '../config.ts';
-import { connectRedis } from '../redis-connection.ts';
+import type { RedisTarget } from '../../runtime/redis-client.ts';
+import { connectRedisTarget, redisTargetOf } from '../redis-connection.ts';
 import { startApiRole } from './api-role.ts';
 import { startDemo } from './demo-role.ts';
 import { openFirstRun } from './first-run.ts';
@@ -52,15 +53,23 @@ function queuePrefix(databaseUrl: string | undefined): string {
 }
 
 /**
+ * The prefix of the database's other keys (command routing, stream leases, sign-in limits). On a
+ * Redis Cluster it is a hash tag, so the pipelines that renew many of them at once stay in one slot.
+ */
+function keyPrefix(databaseUrl: string | undefined, cluster: boolean): string {
+  return cluster ? `{${queuePrefix(databaseUrl)}}` : queuePrefix(databaseUrl);
+}
+
+/**
  * Roles split over processes talk through the engine queue: without Redis each process would have a
  * queue of its own, and jobs added by one (signals from ingest, travel starts from the API) would
  * wait for a worker that never comes.
  */
-export function checkRoles(roles: ReadonlySet<Role>, redisUrl: string | undefined): void {
-  if (roles.size < ROLES.length && !redisUrl) {
+export function checkRoles(roles: ReadonlySet<Role>, redis: RedisTarget | string | undefined): void {
+  if (roles.size < ROLES.length && !redis) {
     const missing = ROLES.filter((r) => !roles.has(r));
     throw new StartupError(
-      `--roles ${[...roles].join(',')} needs REDIS_URL: the ${missing.join(' and ')} role${missing.length > 1 ? 's' : ''} in another process can only share the engine queue through Redis`,
+      `--roles ${[...roles].join(',')} needs REDIS_URL or REDIS_CLUSTER_NODES: the ${missing.join(' and ')} role${missing.length > 1 ? 's' : ''} in another process can only share the engine queue through Redis`,
     );
   }
 }
@@ -84,7 +93,8 @@ async function migrate(database: DatabaseHandle, log: Logger): Promise<void> {
  * Each part registers its stop as it starts; closing, or a failure half-way, stops them in reverse.
  */
 export async function startServer(config: Config, log: Logger, roles: ReadonlySet<Role> = new Set(ROLES)): Promise<RunningServer> {
-  checkRoles(roles, config.redisUrl);
+  const redisTarget = redisTargetOf(config);
+  checkRoles(roles, redisTarget);
   const stack = new ShutdownStack(log);
   collectProcessMetrics();
   answerClusterMetrics();
@@ -93,14 +103,15 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const metrics = config.metricsPort !== undefined && !cluster.isWorker ? await startMetricsServer({ host: config.host, port: config.metricsPort, token: config.metricsToken }, log) : undefined;
     if (metrics) stack.push('metrics', metrics.stop);
     // Redis first: one that cannot hold the queues is refused before the database is opened or migrated.
-    const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-    if (redis) stack.push('redis', () => redis.disconnect());
+    const redis = redisTarget ? await connectRedisTarget(redisTarget) : undefined;
+    if (redis) stack.push('redis', async () => redis.disconnect());
+    const keys = keyPrefix(config.databaseUrl, 'cluster' in (redisTarget ?? {}));
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
     stack.push('database', () => database.close());
     await migrate(database, log);
 
-    const queues = config.redisUrl
-      ? bullmqQueues(config.redisUrl, {
+    const queues = redisTarget
+      ? bullmqQueues(redisTarget, {
           prefix: queuePrefix(config.databaseUrl),
           onScheduleRestored: (queue, job) => log.warn('Redis had lost a schedule (restarted empty?); made it again', { queue, job }),
         })
@@ -110,10 +121,10 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const unexportMetrics = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE)), exportQueueUp(queues, [ENGINE_QUEUE, WEBHOOKS_QUEUE])];
     stack.push('queue metrics', async () => unexportMetrics.forEach((unexport) => unexport()));
     // Commands reach the process holding the device's connection: through Redis when processes may differ.
-    const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: queuePrefix(config.databaseUrl) }) : new InProcessCommandBus();
+    const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: keys }) : new InProcessCommandBus();
     stack.push('command bus', () => commandBus.close());
     // Committed fixes (vehicle.position) reach the streams of every API process: through Redis when processes may differ.
-    const positionFeed = redis ? new RedisPositionFeed(redis, log, `${queuePrefix(config.databaseUrl)}:positions`) : new LocalPositionFeed();
+    const positionFeed = redis ? new RedisPositionFeed(redis, log, `${keys}:positions`) : new LocalPositionFeed();
     if (positionFeed instanceof RedisPositionFeed) stack.push('position feed', async () => positionFeed.close());
 
     const engine = roles.has('engine') ? await startEngineRole(config, log, { database, queues }) : undefined;
@@ -131,9 +142,9 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       const rateLimiter = limiter(config.rateLimit, 'fleetcore:ratelimit:');
       const overviewRateLimiter = limiter(config.overviewRateLimit, 'fleetcore:ratelimit:overview:');
       // Per database, as the queues: deployments (and test runs) sharing a Redis do not count each other's failures.
-      const authFailureLimiter = limiter({ max: config.access.authFailureLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:auth-failures:`);
-      const oauthTokenLimiter = limiter({ max: config.access.oauthTokenRateLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:oauth-tokens:`);
-      const signInFailureLimiter = limiter({ max: config.access.signInFailureLimit, windowMs: 60_000 }, `${queuePrefix(config.databaseUrl)}:sign-in-failures:`);
+      const authFailureLimiter = limiter({ max: config.access.authFailureLimit, windowMs: 60_000 }, `${keys}:auth-failures:`);
+      const oauthTokenLimiter = limiter({ max: config.access.oauthTokenRateLimit, windowMs: 60_000 }, `${keys}:oauth-tokens:`);
+      const signInFailureLimiter = limiter({ max: config.access.signInFailureLimit, windowMs: 60_000 }, `${keys}:sign-in-failures:`);
       stack.push('rate limiters', async () => {
         await rateLimiter.close();
         await overviewRateLimiter.close();
@@ -142,7 +153,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         await signInFailureLimiter.close();
       });
       // Open event streams per credential, counted over every API process of the database; released at stop.
-      const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${queuePrefix(config.databaseUrl)}:event-streams:` }) : undefined;
+      const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${keys}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
         firstRun, database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), queueHealth: () => queues.health(), commandBus, positionFeed,

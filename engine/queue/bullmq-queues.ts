@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createRedisClient, isCluster, type RedisClient, type RedisTarget } from '../../runtime/redis-client.ts';
 import { BullmqQueue } from './bullmq-queue.ts';
 import { BullmqSchedules } from './bullmq-schedules.ts';
 import { BullmqWorker } from './bullmq-worker.ts';
@@ -24,7 +24,7 @@ export interface BullmqOptions {
 }
 
 /** QUIT lets pending replies arrive; a connection that is not up has nothing pending, and QUIT would wait for it. */
-async function closeConnection(connection: Redis): Promise<void> {
+async function closeConnection(connection: RedisClient): Promise<void> {
   if (connection.status === 'ready') await connection.quit();
   else connection.disconnect();
 }
@@ -36,12 +36,17 @@ async function closeConnection(connection: Redis): Promise<void> {
  * `maxRetriesPerRequest: null`, as BullMQ requires, and each worker adds the blocking connection
  * BullMQ duplicates from it. The schedules made with repeat() are kept alive by BullmqSchedules.
  * health() writes one short-lived key (`<prefix>:queue-probe`) through the queues' connection.
+ * `redis`: REDIS_URL, or a Redis Cluster, on which each queue's keys carry the hash tag `{<prefix>:<queue>}`.
  */
-export function bullmqQueues(redisUrl: string, options: BullmqOptions = {}): QueueBackend {
+export function bullmqQueues(redis: string | RedisTarget, options: BullmqOptions = {}): QueueBackend {
+  const target = typeof redis === 'string' ? { url: redis } : redis;
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   // Redis errors reach BullMQ's listeners; ours only keep ioredis from printing "Unhandled error event".
-  const queueConnection = new Redis(redisUrl).on('error', ignore);
-  const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null }).on('error', ignore);
+  const queueConnection = createRedisClient(target).on('error', ignore);
+  const workerConnection = createRedisClient(target, { maxRetriesPerRequest: null }).on('error', ignore);
+  // On a cluster each queue's keys must share one slot, as BullMQ's Lua scripts touch several at once:
+  // a hash tag per queue does it, and spreads the queues over the masters rather than all on one.
+  const prefixOf = isCluster(queueConnection) ? (queue: string) => `{${prefix.replace(/[{}]/g, '')}:${queue}}` : () => prefix;
   const queues = new Map<string, BullmqQueue>();
   const workers = new Set<BullmqWorker>();
   const schedules = new BullmqSchedules(queueConnection, options.scheduleCheckMs ?? 5_000, options.onScheduleRestored);
@@ -55,14 +60,14 @@ export function bullmqQueues(redisUrl: string, options: BullmqOptions = {}): Que
     queue(name) {
       const existing = queues.get(name);
       if (existing) return existing;
-      const bull = new Queue(name, { connection: queueConnection, prefix });
+      const bull = new Queue(name, { connection: queueConnection, prefix: prefixOf(name) });
       bull.on('error', ignore);
       const queue = new BullmqQueue(name, bull, schedules, () => queues.delete(name));
       queues.set(name, queue);
       return queue;
     },
     worker(queueName, processor, workerOptions = {}) {
-      const worker: BullmqWorker = new BullmqWorker(queueName, processor, workerOptions, { connection: workerConnection, prefix }, () => workers.delete(worker));
+      const worker: BullmqWorker = new BullmqWorker(queueName, processor, workerOptions, { connection: workerConnection, prefix: prefixOf(queueName) }, () => workers.delete(worker));
       workers.add(worker);
       return worker;
     },

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import { toBullmqId } from './bullmq-job-id.ts';
 import { bullmqJobOptions } from './bullmq-job-options.ts';
 
@@ -25,7 +25,7 @@ export class BullmqSchedules {
 
   constructor(
     /** The queues' connection: while it is not ready, checks wait for the next round. */
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly checkMs: number,
     private readonly onRestored?: (queue: string, jobName: string) => void,
   ) {}

@@ -1,5 +1,5 @@
 import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import { fromBullmqId } from './bullmq-job-id.ts';
 import type { Job, JobProcessor, JobWorker, WorkerOptions } from './job-queue.ts';
 import { UnrecoverableJobError } from './unrecoverable-job-error.ts';
@@ -19,13 +19,13 @@ function jobOf(job: BullJob, attempt: number): Job {
 export class BullmqWorker implements JobWorker {
   private readonly running = new Set<Promise<void>>();
   private readonly bull: Worker;
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
 
   constructor(
     queueName: string,
     processor: JobProcessor,
     options: WorkerOptions,
-    shared: { connection: Redis; prefix: string },
+    shared: { connection: RedisClient; prefix: string },
     private readonly onClose: () => void,
   ) {
     this.connection = shared.connection;

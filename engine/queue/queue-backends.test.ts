@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { deleteRedisPrefix } from '../../runtime/delete-redis-prefix.ts';
+import type { RedisTarget } from '../../runtime/redis-client.ts';
+import { RedisClusterProcess } from '../../test/faults/redis-cluster-process.ts';
 import { fromBullmqId, toBullmqId } from './bullmq-job-id.ts';
 import { bullmqQueues } from './bullmq-queues.ts';
 import { inProcessQueues } from './in-process-queue.ts';
@@ -311,6 +315,28 @@ function bullmq(redisUrl: string): Harness {
   };
 }
 
+/** The same backend on a Redis Cluster: each queue's keys under a hash tag of their own. */
+function bullmqOnCluster(target: () => RedisTarget): Harness {
+  let prefix = '';
+  return {
+    open() {
+      prefix = uniqueName();
+      const backend = bullmqQueues(target(), { prefix });
+      opened.push(backend);
+      return {
+        backend,
+        queue: uniqueName(),
+        sibling() {
+          const other = bullmqQueues(target(), { prefix });
+          opened.push(other);
+          return other;
+        },
+      };
+    },
+    cleanup: () => deleteRedisPrefix(target(), prefix),
+  };
+}
+
 async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
   try {
@@ -328,6 +354,7 @@ let current: Harness | undefined;
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((b) => b.close()));
   await current?.cleanup();
+  current = undefined;
 });
 
 function describeBehaviours(harness: Harness) {
@@ -375,6 +402,14 @@ if (redisUrl) {
     it('needs REDIS_URL', () => {});
   });
 }
+
+const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+describe.skipIf(!redisServerInstalled)(`bullmq queue backend on a 3-master Redis Cluster${redisServerInstalled ? '' : ' (skipped: redis-server is not installed)'}`, () => {
+  const cluster = new RedisClusterProcess(3);
+  beforeAll(() => cluster.start(), 60_000);
+  afterAll(() => cluster.stop());
+  describeBehaviours(bullmqOnCluster(() => ({ cluster: cluster.settings })));
+});
 
 describe('bullmq job ids', () => {
   it.each(['travel:42', '42', '%3A', 'a%b:c', '%i7', 'plain-id'])('maps %s to a valid id and back', (id) => {

@@ -1,4 +1,5 @@
-import { ReplyError, type Redis } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import type { QueueHealth } from './queue-health.ts';
 
 /** ioredis states in which a command would only wait in its offline queue for a connection that is gone. */
@@ -22,7 +23,7 @@ export function redisFailureReason(error: Error): string {
  * connection, which fails as a job's add would (Redis down, demoted to a replica, out of memory,
  * unable to save). A PING would pass for all but the first. Answers within `timeoutMs` whatever Redis does.
  */
-export async function redisQueueHealth(connection: Redis, key: string, timeoutMs: number): Promise<QueueHealth> {
+export async function redisQueueHealth(connection: RedisClient, key: string, timeoutMs: number): Promise<QueueHealth> {
   if (DISCONNECTED.has(connection.status)) return { up: false, reason: 'unreachable', detail: `Redis connection ${connection.status}` };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, fail) => {

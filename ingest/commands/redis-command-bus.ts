@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
 import type { CommandBus } from './command-bus.ts';
@@ -34,11 +34,11 @@ export class RedisCommandBus implements CommandBus {
   private readonly ownerTtlMs: number;
   private readonly notice: ThrottledNotice;
   private handler: ((deviceId: number) => void) | undefined;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private refresher: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly log: Logger,
     private readonly options: RedisCommandBusOptions,
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../runtime/redis-client.ts';
 import type { FeedFix, PositionFeed } from '../../domain/events/position-feed.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
@@ -16,12 +16,12 @@ const NOBODY_RECHECK_MS = 1_000;
 export class RedisPositionFeed implements PositionFeed {
   private readonly local: LocalPositionFeed;
   private readonly notice: ThrottledNotice;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
   private nobodyUntil = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly log: Logger,
     private readonly channel: string,
   ) {
