@@ -2,7 +2,7 @@ import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from '../runtime/logger.ts';
-import type { Db } from '../db/database.ts';
+import { primaryOnly, type Db, type StaleReads } from '../db/database.ts';
 import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { AppEnv } from './app-env.ts';
 import { authenticate, CredentialCache } from './auth/authenticate.ts';
@@ -61,6 +61,11 @@ export const API_PREFIX = '/api/v1';
 
 export interface AppDeps {
   db: Db;
+  /**
+   * Reads that tolerate a few seconds of staleness (DATABASE_READ_URL's replica while it keeps up);
+   * absent, they go to `db`. Authentication, writes and the event stream always use `db`.
+   */
+  staleReads?: StaleReads;
   log: Logger;
   /** The detailed endpoints' limit (50 per 10 s by default). */
   rateLimiter: RateLimiter;
@@ -144,13 +149,16 @@ export function createApp(deps: AppDeps) {
 
   app.use('*', resolveClientAddress(deps.trustedProxies));
   app.use('*', requestContext(log));
-  const latestState = new LatestStateReads(db, deps.config.deviceStatus);
+  const staleReads = deps.staleReads ?? primaryOnly(db);
+  const latestState = new LatestStateReads(staleReads.db, deps.config.deviceStatus);
   const credentials = new CredentialCache();
   // This process's own writes (a vehicle renamed, a key or token revoked) show in its next request;
   // other processes see them within a second, as every process re-reads its caches that often.
   app.use('*', async (c, next) => {
     await next();
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && c.res.status < 400) {
+      // Before the caches are cleared, so their next read cannot come from a replica without the write.
+      staleReads.wrote();
       latestState.clear();
       credentials.clear();
     }
@@ -222,7 +230,7 @@ export function createApp(deps: AppDeps) {
   api.use('*', authenticate(db, log, credentials));
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
   const routeDeps = {
-    db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus, latestState,
+    db, staleDb: staleReads.db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus, latestState,
   };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));

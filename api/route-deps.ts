@@ -6,7 +6,10 @@ import type { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
 
 /** What the route modules need, passed in rather than imported, so tests build the app on any database. */
 export interface RouteDeps {
+  /** The primary: writes, reads that must see them, and anything deciding access. */
   db: Db;
+  /** Reads that may be a few seconds old (lists, detail pages, history, reports): the read replica while it keeps up, else `db`. */
+  staleDb: Db;
   log: Logger;
   config: {
     deviceStatus: DeviceStatusThresholds;

@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       port: 3000,
       dataDir: resolve('./data'),
       databaseUrl: undefined,
+      readDatabaseUrl: undefined,
+      readReplicaMaxLagMs: 5000,
       redisUrl: undefined,
       logLevel: 'info',
       rateLimit: { max: 50, windowMs: 10_000 },
@@ -182,6 +184,8 @@ describe('loadConfig', () => {
       port: 8080,
       dataDir: '/var/lib/fleet',
       databaseUrl: 'postgresql://fleet:pw@db:5432/fleet',
+      readDatabaseUrl: undefined,
+      readReplicaMaxLagMs: 5000,
       redisUrl: 'rediss://cache:6380',
       logLevel: 'debug',
       rateLimit: { max: 10, windowMs: 1000 },
@@ -282,6 +286,16 @@ describe('loadConfig', () => {
     expect(message).toBe('DATABASE_URL must start with postgres:// or postgresql://');
     expect(message).not.toContain('hunter2');
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/d' }).databaseUrl).toBe('postgres://u@h/d');
+  });
+
+  it('takes DATABASE_READ_URL only beside DATABASE_URL, and READ_REPLICA_MAX_LAG_MS in ms (default 5000)', () => {
+    expect(startupErrorOf({ DATABASE_READ_URL: 'postgres://u@replica/d' })).toBe('DATABASE_READ_URL is set without DATABASE_URL; a read replica needs its primary at DATABASE_URL');
+    expect(startupErrorOf({ DATABASE_URL: 'postgres://u@h/d', DATABASE_READ_URL: 'mysql://u:hunter2@replica/d' })).toBe('DATABASE_READ_URL must start with postgres:// or postgresql://');
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@h/d', DATABASE_READ_URL: 'postgres://u@replica/d' });
+    expect(config).toMatchObject({ readDatabaseUrl: 'postgres://u@replica/d', readReplicaMaxLagMs: 5000 });
+    expect(loadConfig({}).readDatabaseUrl).toBeUndefined();
+    expect(loadConfig({ READ_REPLICA_MAX_LAG_MS: '1500' }).readReplicaMaxLagMs).toBe(1500);
+    expect(startupErrorOf({ READ_REPLICA_MAX_LAG_MS: '50' })).toBe('READ_REPLICA_MAX_LAG_MS must be an integer from 100 to 3600000, got "50"');
   });
 
   it('rejects a REDIS_URL that is not a Redis URL', () => {

@@ -7,6 +7,7 @@ import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_MAX_UNIDENTIFIED_PER_ADDRESS } from '
 import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import { DEFAULT_READ_REPLICA_MAX_LAG_MS } from '../db/read-replica.ts';
 import type { RedisClusterSettings } from '../runtime/redis-client.ts';
 import { redisClusterSettings } from './redis-cluster-nodes.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
@@ -21,6 +22,10 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL for the API's reads that tolerate staleness. */
+  readDatabaseUrl: string | undefined;
+  /** READ_REPLICA_MAX_LAG_MS: a replica further behind the primary is skipped until it catches up. */
+  readReplicaMaxLagMs: number;
   redisUrl: string | undefined;
   /** REDIS_CLUSTER_NODES with REDIS_PASSWORD: a Redis Cluster instead of REDIS_URL (never both). */
   redisCluster: RedisClusterSettings | undefined;
@@ -326,6 +331,13 @@ function geocoder(env: Env): GeocoderSettings {
   };
 }
 
+/** DATABASE_READ_URL: a replica of DATABASE_URL's PostgreSQL; the embedded database has none. */
+function readDatabaseUrl(env: Env): string | undefined {
+  const readUrl = url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']);
+  if (readUrl && !env.DATABASE_URL) throw new StartupError('DATABASE_READ_URL is set without DATABASE_URL; a read replica needs its primary at DATABASE_URL');
+  return readUrl;
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -337,6 +349,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    readDatabaseUrl: readDatabaseUrl(env),
+    readReplicaMaxLagMs: integer(env, 'READ_REPLICA_MAX_LAG_MS', DEFAULT_READ_REPLICA_MAX_LAG_MS, 100, 3_600_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisCluster: redisClusterSettings(env),
     logLevel,

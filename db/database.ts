@@ -4,6 +4,7 @@ import { redactUrl } from '../runtime/redact-url.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import { exportPoolMetrics } from './pool-metrics.ts';
 import { preparedStatementPool } from './prepared-statement-pool.ts';
+import { DEFAULT_READ_REPLICA_MAX_LAG_MS, ReadReplica } from './read-replica.ts';
 import type { Database } from './schema.ts';
 import {
   EMBEDDED_SOCKET_PORT,
@@ -22,7 +23,27 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /** One line for logs: where the data lives. */
   description: string;
+  /** For reads that may be a few seconds old; without DATABASE_READ_URL, `db` itself. */
+  staleReads: StaleReads;
   close(): Promise<void>;
+}
+
+/**
+ * Reads that tolerate staleness (lists, history, reports): `db` answers from the read replica while it
+ * is up, within READ_REPLICA_MAX_LAG_MS of the primary and has replayed this process's latest write,
+ * and from the primary otherwise.
+ */
+export interface StaleReads {
+  db: Db;
+  /** Call after this process commits a write, so its next stale-tolerant read shows it. */
+  wrote(): void;
+  /** Where the next stale-tolerant read goes. */
+  target(): 'replica' | 'primary';
+}
+
+/** No replica: every read goes to `db`. */
+export function primaryOnly(db: Db): StaleReads {
+  return { db, wrote: () => undefined, target: () => 'primary' };
 }
 
 export interface OpenDatabaseOptions {
@@ -34,6 +55,10 @@ export interface OpenDatabaseOptions {
    */
   embedded: 'own' | 'share';
   poolSize?: number;
+  /** DATABASE_READ_URL: a streaming replica of DATABASE_URL for reads that tolerate staleness. */
+  readDatabaseUrl?: string;
+  /** READ_REPLICA_MAX_LAG_MS: past this lag the replica is skipped (default 5000). */
+  readReplicaMaxLagMs?: number;
 }
 
 // COUNT(*) and bigint ids come back as int8; every value we keep in one fits a double.
@@ -87,15 +112,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     ignoreBrokenConnections(pool);
     const where = `DATABASE_URL ${redactUrl(options.databaseUrl)}`;
     await checkReachable(pool, where);
-    const db = kyselyFor(preparedStatementPool(pool), withoutJit);
+    const prepared = preparedStatementPool(pool);
+    const db = kyselyFor(prepared, withoutJit);
     const unexport = exportPoolMetrics(pool);
-    return {
-      db, pool, kind: 'postgres', description: `PostgreSQL at ${redactUrl(options.databaseUrl)}`,
-      close: async () => {
-        unexport();
-        await db.destroy();
-      },
-    };
+    const description = `PostgreSQL at ${redactUrl(options.databaseUrl)}`;
+    if (!options.readDatabaseUrl) {
+      return {
+        db, pool, kind: 'postgres', description, staleReads: primaryOnly(db),
+        close: async () => {
+          unexport();
+          await db.destroy();
+        },
+      };
+    }
+    return withReadReplica({ db, pool, prepared, description, unexport }, options.readDatabaseUrl, options.readReplicaMaxLagMs, poolSize);
   }
 
   let embedded: EmbeddedPostgres | undefined;
@@ -124,12 +154,46 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const stop = embedded;
   return {
     db,
+    staleReads: primaryOnly(db),
     kind: 'embedded',
     description: `embedded PGlite + PostGIS in ${options.dataDir}${stop ? '' : ' (through the running server)'}`,
     async close() {
       unexport();
       await db.destroy();
       await stop?.stop();
+    },
+  };
+}
+
+/**
+ * The primary with its read replica. A replica that cannot be reached at start is not an error: reads
+ * stay on the primary until it answers, as they would if it went down later.
+ */
+async function withReadReplica(
+  primary: { db: Db; pool: pg.Pool; prepared: PostgresPool; description: string; unexport: () => void },
+  readDatabaseUrl: string,
+  maxLagMs = DEFAULT_READ_REPLICA_MAX_LAG_MS,
+  poolSize: number,
+): Promise<DatabaseHandle> {
+  const replicaPool = new pg.Pool({ connectionString: readDatabaseUrl, max: poolSize, connectionTimeoutMillis: 2000, types });
+  ignoreBrokenConnections(replicaPool);
+  const unexportReplica = exportPoolMetrics(replicaPool);
+  const replica = new ReadReplica(primary.pool, replicaPool, { primary: primary.prepared, replica: preparedStatementPool(replicaPool) }, { maxLagMs });
+  await replica.start();
+  const readDb = kyselyFor(replica.routingPool(), withoutJit);
+  return {
+    db: primary.db,
+    pool: primary.pool,
+    kind: 'postgres',
+    description: `${primary.description}, read replica at ${redactUrl(readDatabaseUrl)}`,
+    staleReads: { db: readDb, wrote: () => replica.wrote(), target: () => replica.target() },
+    close: async () => {
+      await replica.stop();
+      primary.unexport();
+      unexportReplica();
+      await readDb.destroy();
+      await replicaPool.end();
+      await primary.db.destroy();
     },
   };
 }

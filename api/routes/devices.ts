@@ -38,14 +38,14 @@ const oneStatus = createRoute({
   },
 });
 
-export function deviceRoutes({ db, config, latestState }: RouteDeps) {
+export function deviceRoutes({ staleDb, config, latestState }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(listStatus, async (c) => {
     const { json } = await latestState.statusList(c.get('principal').scope);
     return c.body(json as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
   });
   app.openapi(oneStatus, async (c) => {
-    const row = await visibleDeviceState(db, c.get('principal').scope, c.req.valid('param').deviceId);
+    const row = await visibleDeviceState(staleDb, c.get('principal').scope, c.req.valid('param').deviceId);
     if (!row) throw new ApiError(404, 'Device not found or no access');
     return c.json(envelope(deviceStatusView(row, new Date(), config.deviceStatus)), 200);
   });

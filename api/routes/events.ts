@@ -126,7 +126,7 @@ const createStreamToken = createRoute({
 
 const EVENT_ID = /^\d{1,19}$/;
 
-export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases, positionFeed }: RouteDeps & {
+export function eventRoutes({ db, staleDb, log, eventFeed, eventStream, streamLeases, positionFeed }: RouteDeps & {
   eventFeed: () => Promise<EventFeed>;
   eventStream: EventStreamSettings;
   /** Counts open streams per credential over every API process (REDIS_URL); absent, per process. */
@@ -140,9 +140,11 @@ export function eventRoutes({ db, log, eventFeed, eventStream, streamLeases, pos
   app.openapi(listEvents, async (c) => {
     const { scope, timezone } = c.get('principal');
     const query = c.req.valid('query');
-    const filter = await parseEventFilter(db, scope, timezone, query);
+    // A replica holds a prefix of the log in commit order, so its pages skip nothing either; the
+    // stream below stays on the primary, whose feed and resume follow the log as it is committed.
+    const filter = await parseEventFilter(staleDb, scope, timezone, query);
     const position = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, query.order);
-    const rows = await eventPage(db, scope, filter, {
+    const rows = await eventPage(staleDb, scope, filter, {
       order: query.order,
       limit: query.limit,
       ...(query.order === 'asc' ? { afterId: position } : { beforeId: position }),

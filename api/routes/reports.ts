@@ -47,7 +47,8 @@ const report = createRoute({
 });
 
 
-export function reportRoutes({ db }: RouteDeps) {
+export function reportRoutes({ staleDb: db }: RouteDeps) {
+  // Reports tolerate a few seconds of staleness: they are read from the replica while it keeps up.
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(report, async (c) => {
     const { scope, timezone } = c.get('principal');

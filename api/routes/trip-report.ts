@@ -51,7 +51,8 @@ function byDevice<R extends { device_id: number }>(rows: R[]): Map<number, R[]> 
   return map;
 }
 
-export function tripReportRoutes({ db, config }: RouteDeps) {
+export function tripReportRoutes({ staleDb: db, config }: RouteDeps) {
+  // Reports tolerate a few seconds of staleness: they are read from the replica while it keeps up.
   const maxGapS = config.tripMaxGapS ?? 3600;
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(tripReport, async (c) => {

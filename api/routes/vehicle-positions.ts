@@ -96,7 +96,8 @@ function positionRange(deviceId: number, requested: { from: Date; to: Date } | u
 
 const compactUtc = (t: Date) => t.toISOString().replace(/[-:]|\.\d{3}/g, '');
 
-export function vehiclePositionRoutes({ db, log }: RouteDeps) {
+export function vehiclePositionRoutes({ staleDb: db, log }: RouteDeps) {
+  // The history tolerates a few seconds of staleness: it is read from the replica while it keeps up.
   const app = new OpenAPIHono<AppEnv>();
   app.openapi(listPositions, async (c) => {
     const { scope, timezone } = c.get('principal');

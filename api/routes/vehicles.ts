@@ -166,7 +166,7 @@ function statusFilter(raw: string | undefined): VehicleStatus[] | undefined {
   return [...new Set(names)] as VehicleStatus[];
 }
 
-export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
+export function vehicleRoutes({ db, staleDb, config, latestState }: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>();
   const thresholds = config.deviceStatus;
 
@@ -187,7 +187,7 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
     const fromList = rows !== undefined;
     if (!rows) {
       now = new Date();
-      rows = await vehiclePage(db, scope, { after: position, statuses, q, limit: query.limit, now, thresholds });
+      rows = await vehiclePage(staleDb, scope, { after: position, statuses, q, limit: query.limit, now, thresholds });
     }
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
@@ -204,7 +204,7 @@ export function vehicleRoutes({ db, config, latestState }: RouteDeps) {
   });
 
   app.openapi(routes.get, async (c) => {
-    const row = await visibleVehicle(db, c.get('principal').scope, c.req.valid('param').id);
+    const row = await visibleVehicle(staleDb, c.get('principal').scope, c.req.valid('param').id);
     if (!row) throw new ApiError(404, NOT_FOUND);
     return c.json(envelope(vehicleDetailView(row, new Date(), thresholds)), 200);
   });

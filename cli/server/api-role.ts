@@ -54,6 +54,7 @@ export async function startApiRole(
   const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
   const app = createApp({
     db: deps.database.db,
+    staleReads: deps.database.staleReads,
     log,
     rateLimiter: deps.rateLimiter,
     overviewRateLimiter: deps.overviewRateLimiter,

@@ -106,7 +106,11 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const redis = redisTarget ? await connectRedisTarget(redisTarget) : undefined;
     if (redis) stack.push('redis', async () => redis.disconnect());
     const keys = keyPrefix(config.databaseUrl, 'cluster' in (redisTarget ?? {}));
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own' });
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own',
+      // Only the API reads what may be stale; the engine and ingest read their own writes.
+      ...(roles.has('api') ? { readDatabaseUrl: config.readDatabaseUrl, readReplicaMaxLagMs: config.readReplicaMaxLagMs } : {}),
+    });
     stack.push('database', () => database.close());
     await migrate(database, log);
 
