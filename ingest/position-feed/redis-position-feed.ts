@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../runtime/redis-client.ts';
+import { isCluster, type RedisClient } from '../../runtime/redis-client.ts';
 import type { FeedFix, PositionFeed } from '../../domain/events/position-feed.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { ThrottledNotice } from '../throttled-notice.ts';
@@ -19,12 +19,18 @@ export class RedisPositionFeed implements PositionFeed {
   private subscriber: RedisClient | undefined;
   private subscribing: Promise<void> | undefined;
   private nobodyUntil = 0;
+  /**
+   * On a Redis Cluster, PUBLISH reaches every node's subscribers but counts only those of the node it
+   * was sent to, so a 0 there does not mean nobody listens: every batch is published.
+   */
+  private readonly receiversCounted: boolean;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly log: Logger,
     private readonly channel: string,
   ) {
+    this.receiversCounted = !isCluster(redis);
     this.notice = new ThrottledNotice(log, 60_000);
     this.local = new LocalPositionFeed((error) => log.error('position feed listener failed', { error: error.stack ?? error.message }));
   }
@@ -39,7 +45,7 @@ export class RedisPositionFeed implements PositionFeed {
     if (fixes.length === 0 || Date.now() < this.nobodyUntil) return;
     this.redis.publish(this.channel, JSON.stringify(fixes)).then(
       (receivers) => {
-        if (receivers === 0) this.nobodyUntil = Date.now() + NOBODY_RECHECK_MS;
+        if (receivers === 0 && this.receiversCounted) this.nobodyUntil = Date.now() + NOBODY_RECHECK_MS;
       },
       (error: Error) => this.notice.warn('publish', 'cannot publish positions to Redis; streams of vehicle.position miss them', { error: error.message }),
     );

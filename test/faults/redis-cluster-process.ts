@@ -47,11 +47,12 @@ export class RedisClusterProcess {
     await this.waitUntilOk();
   }
 
-  /** Until every node says cluster_state:ok (and, with replicas, each master has its replica in sync). */
-  async waitUntilOk(timeoutMs = 30_000): Promise<void> {
+  /** Until every node (but those `stopped`) says cluster_state:ok: after a master stopped, once its replica took over. */
+  async waitUntilOk(timeoutMs = 30_000, stopped: readonly RedisServerProcess[] = []): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    const running = this.nodes.filter((n) => !stopped.includes(n));
     for (;;) {
-      const states = await Promise.all(this.nodes.map((n) => this.clusterInfo(n.port).catch(() => '')));
+      const states = await Promise.all(running.map((n) => this.clusterInfo(n.port).catch(() => '')));
       if (states.every((s) => /cluster_state:ok/.test(s))) return;
       if (Date.now() > deadline) throw new Error(`the Redis Cluster did not reach cluster_state:ok in ${timeoutMs} ms:\n${states.join('\n')}`);
       await new Promise((r) => setTimeout(r, 200));
