@@ -14,11 +14,13 @@ const replicaLag = new prom.Gauge({
   name: 'fleetcore_read_replica_lag_seconds',
   help: 'How far the read replica is behind the primary: the age of the newest primary WAL position it has replayed, as of its last good check (see fleetcore_read_replica_up)',
   registers: [metricsRegistry],
+  aggregator: 'max',
 });
 const replicaUp = new prom.Gauge({
   name: 'fleetcore_read_replica_up',
   help: '1 when the read replica answered its last check and is replaying, else 0',
   registers: [metricsRegistry],
+  aggregator: 'min',
 });
 const readConnections = new prom.Counter({
   name: 'fleetcore_read_connections_total',
