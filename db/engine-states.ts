@@ -88,6 +88,9 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
   }));
 }
 
+/** A number JSON can hold (not NaN or ±Infinity, which it stores as null); anything else reads back as null. */
+const jsonNumber = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
 /**
  * A fix as fixesAfterCursors would read it back once stored, or undefined when its attributes hold a
  * value whose text the database would spell differently (a non-string alarm or driver key): such a
@@ -98,14 +101,12 @@ export function engineFixOf(fix: StoredFix): EngineFix | undefined {
   const alarm = attributes.alarm;
   const driver = attributes.driverUniqueId ?? attributes.driverLicense;
   if ((alarm !== undefined && alarm !== null && typeof alarm !== 'string') || (driver !== undefined && driver !== null && typeof driver !== 'string')) return undefined;
-  // A number JSON can hold (not NaN or ±Infinity, which it stores as null); anything else reads back as null.
-  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-  const odometer = number(attributes.odometer);
+  const odometer = jsonNumber(attributes.odometer);
   return {
     deviceId: fix.deviceId, fixTime: fix.fixTime, valid: fix.valid, latitude: fix.latitude, longitude: fix.longitude,
     speedKmh: finiteOrNull(fix.speedKmh), heading: finiteOrNull(fix.heading), ignition: fix.ignition ?? null, alarm: alarm ?? null,
     odometerKm: odometer === null ? null : odometer / 1000, driverIdentifier: driver ?? null,
-    fuelPercent: number(attributes.fuel), fuelLitres: number(attributes.fuelVolume),
+    fuelPercent: jsonNumber(attributes.fuel), fuelLitres: jsonNumber(attributes.fuelVolume),
   };
 }
 
@@ -189,17 +190,17 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
   if (states.length === 0) return;
   await sql`
     UPDATE device_engine_states s SET
-      cursor_fix_time = u.cursor, inside = ARRAY(SELECT jsonb_array_elements_text(u.inside)::int), pending = u.pending,
+      cursor_fix_time = u.cursor, inside = ARRAY(SELECT json_array_elements_text(u.inside)::int), pending = u.pending,
       status = u.status, ignition = u.ignition, overspeed = u.overspeed, segment = coalesce(u.segment, s.segment),
       accumulators = coalesce(u.accumulators, s.accumulators), driving = coalesce(u.driving, s.driving),
       fuel = coalesce(u.fuel, s.fuel), updated_at = now()
     FROM unnest(${states.map((s) => s.deviceId)}::int[], ${states.map((s) => s.cursor?.toISOString() ?? null)}::timestamptz[],
-      ${states.map((s) => JSON.stringify(s.inside))}::jsonb[], ${states.map((s) => JSON.stringify(s.pending))}::jsonb[],
+      ${states.map((s) => JSON.stringify(s.inside))}::json[], ${states.map((s) => JSON.stringify(s.pending))}::json[],
       ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[],
-      ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::jsonb[],
-      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::jsonb[],
-      ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::jsonb[],
-      ${states.map((s) => (s.fuel === undefined ? null : JSON.stringify(s.fuel)))}::jsonb[])
+      ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::json[],
+      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::json[],
+      ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::json[],
+      ${states.map((s) => (s.fuel === undefined ? null : JSON.stringify(s.fuel)))}::json[])
       AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators, driving, fuel)
     WHERE s.device_id = u.device_id
   `.execute(trx);

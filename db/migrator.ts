@@ -25,6 +25,7 @@ import * as userRoles from './migrations/0023-user-roles.ts';
 import * as signInSessions from './migrations/0024-sign-in-sessions.ts';
 import * as vehicleGroups from './migrations/0025-vehicle-groups.ts';
 import * as positionAttributesJson from './migrations/0026-position-attributes-json.ts';
+import * as engineStateJson from './migrations/0027-engine-state-json.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-sign-in-sessions': signInSessions,
   '0025-vehicle-groups': vehicleGroups,
   '0026-position-attributes-json': positionAttributesJson,
+  '0027-engine-state-json': engineStateJson,
 };
 
 function migrator(db: Kysely<any>): Migrator {

@@ -42,7 +42,17 @@ describe.skipIf(!process.env.DATABASE_URL)('preparedStatementPool', () => {
     expect((await preparedNames()).filter((n) => n.startsWith('fc_'))).toHaveLength(3);
   });
 
-  it('leaves DDL unnamed', async () => {
+  it('hands Kysely the same connection each time, so its connection set-up runs once per connection', async () => {
+    let setUps = 0;
+    const once = new Kysely<any>({
+      dialect: new PostgresDialect({ pool: preparedStatementPool(pool, 3), onCreateConnection: async () => void setUps++ }),
+    });
+    // SHOW is not a data statement, so this prepares nothing on the connection the other tests count.
+    for (let i = 0; i < 4; i++) await once.transaction().execute((trx) => sql`SHOW jit`.execute(trx));
+    expect(setUps).toBe(1);
+  });
+
+    it('leaves DDL unnamed', async () => {
     await sql`CREATE TEMP TABLE prepared_probe (n int)`.execute(db);
     expect((await preparedNames()).every((n) => n.startsWith('fc_'))).toBe(true);
     expect(await preparedNames()).toHaveLength(3);

@@ -3,6 +3,8 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
+/** Statement names remembered by text, at most. */
+const NAME_CACHE = 2_000;
 
 /**
  * Runs each data query as a named prepared statement, so PostgreSQL plans it once per connection
@@ -13,29 +15,46 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
  * connections preparing the same name would collide.
  */
 export function preparedStatementPool(pool: pg.Pool, maxPerConnection = 500): PostgresPool {
-  const prepared = new WeakMap<pg.PoolClient, Set<string>>();
+  // One wrapper per connection, handed out again on each connect: Kysely keys its own connection (and
+  // its `onCreateConnection` set-up, `SET jit = off`) by the client object, so a new wrapper each
+  // time would run that set-up on every checkout, a round trip per transaction.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `fc_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      // Statement texts are the code's own few hundred; a cap keeps generated ones from growing it.
+      if (names.size >= NAME_CACHE) names.clear();
+      names.set(text, name);
+    }
+    return name;
+  };
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const known = new Set<string>();
+    return {
+      query(sqlOrCursor: unknown, parameters?: readonly unknown[]) {
+        if (typeof sqlOrCursor !== 'string' || !DATA_STATEMENT.test(sqlOrCursor)) {
+          return client.query(sqlOrCursor as string, parameters as unknown[]);
+        }
+        const name = nameOf(sqlOrCursor);
+        if (!known.has(name)) {
+          if (known.size >= maxPerConnection) return client.query(sqlOrCursor, parameters as unknown[]);
+          known.add(name);
+        }
+        return client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
+      },
+      release() {
+        client.release();
+      },
+    } as unknown as PostgresPoolClient;
+  };
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let names = prepared.get(client);
-      if (!names) prepared.set(client, (names = new Set()));
-      const known = names;
-      return {
-        query(sqlOrCursor: unknown, parameters?: readonly unknown[]) {
-          if (typeof sqlOrCursor !== 'string' || !DATA_STATEMENT.test(sqlOrCursor)) {
-            return client.query(sqlOrCursor as string, parameters as unknown[]);
-          }
-          const name = `fc_${createHash('sha1').update(sqlOrCursor).digest('hex').slice(0, 20)}`;
-          if (!known.has(name)) {
-            if (known.size >= maxPerConnection) return client.query(sqlOrCursor, parameters as unknown[]);
-            known.add(name);
-          }
-          return client.query({ name, text: sqlOrCursor, values: parameters as unknown[] });
-        },
-        release() {
-          client.release();
-        },
-      } as unknown as PostgresPoolClient;
+      let wrapper = wrappers.get(client);
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      return wrapper;
     },
     end: () => pool.end(),
   };
