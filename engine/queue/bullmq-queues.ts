@@ -35,7 +35,8 @@ async function closeConnection(connection: RedisClient): Promise<void> {
  * during a Redis outage rejects instead of hanging); all workers (BullmqWorker) share another with
  * `maxRetriesPerRequest: null`, as BullMQ requires, and each worker adds the blocking connection
  * BullMQ duplicates from it. The schedules made with repeat() are kept alive by BullmqSchedules.
- * health() writes one short-lived key (`<prefix>:queue-probe`) through the queues' connection.
+ * health() writes one short-lived key (`<prefix>:queue-probe`) through the queues' connection; on a
+ * cluster, one in each opened queue's slot.
  * `redis`: REDIS_URL, or a Redis Cluster, on which each queue's keys carry the hash tag `{<prefix>:<queue>}`.
  */
 export function bullmqQueues(redis: string | RedisTarget, options: BullmqOptions = {}): QueueBackend {
@@ -50,9 +51,16 @@ export function bullmqQueues(redis: string | RedisTarget, options: BullmqOptions
   const queues = new Map<string, BullmqQueue>();
   const workers = new Set<BullmqWorker>();
   const schedules = new BullmqSchedules(queueConnection, options.scheduleCheckMs ?? 5_000, options.onScheduleRestored);
-  const probeKey = `${prefix}:queue-probe`;
   const healthTimeoutMs = options.healthTimeoutMs ?? 1_000;
-  const health = cachedHealth(() => redisQueueHealth(queueConnection, probeKey, healthTimeoutMs), options.healthCacheMs ?? 2_000);
+  // On a cluster each queue has a master of its own, so each opened queue's slot is probed (in parallel,
+  // the first failure answers); on one Redis, one key tells for all.
+  const probeKeys = (): string[] =>
+    isCluster(queueConnection) && queues.size > 0 ? [...queues.keys()].map((name) => `${prefixOf(name)}:queue-probe`) : [`${prefix}:queue-probe`];
+  const probe = async () => {
+    const answers = await Promise.all(probeKeys().map((key) => redisQueueHealth(queueConnection, key, healthTimeoutMs)));
+    return answers.find((a) => !a.up) ?? answers[0]!;
+  };
+  const health = cachedHealth(probe, options.healthCacheMs ?? 2_000);
 
   return {
     kind: 'bullmq',

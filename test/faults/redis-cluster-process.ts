@@ -19,9 +19,11 @@ export class RedisClusterProcess {
   readonly nodes: RedisServerProcess[] = [];
   private dir: string | undefined;
 
+  /** `args`: more of each node's redis-server options (`--cluster-require-full-coverage no` …). */
   constructor(
     private readonly masters = 3,
     private readonly replicas: 0 | 1 = 0,
+    private readonly args: readonly string[] = [],
   ) {}
 
   /** REDIS_CLUSTER_NODES for this cluster. */
@@ -39,7 +41,7 @@ export class RedisClusterProcess {
     const count = this.masters * (1 + this.replicas);
     for (let i = 0; i < count; i++) {
       const port = await freePort();
-      this.nodes.push(new RedisServerProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '2000']));
+      this.nodes.push(new RedisServerProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '2000', ...this.args]));
     }
     await Promise.all(this.nodes.map((n) => n.start()));
     const addresses = this.nodes.map((n) => `127.0.0.1:${n.port}`);
