@@ -36,7 +36,7 @@ const HELP = `fleet — fleetcore's command line
 usage:
 ${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}
 
-Configuration comes from environment variables (see README): DATABASE_URL, REDIS_URL, DATA_DIR, HOST, PORT, LOG_LEVEL.
+Configuration comes from environment variables (see README): DATABASE_URL, REDIS_URL (or REDIS_CLUSTER_NODES), DATA_DIR, HOST, PORT, LOG_LEVEL.
 Every command accepts --json for output that scripts can read.`;
 
 async function main(argv: string[]): Promise<number> {

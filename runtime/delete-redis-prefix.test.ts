@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { RedisClusterProcess } from '../test/faults/redis-cluster-process.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteRedisPrefix } from './delete-redis-prefix.ts';
 
@@ -39,5 +41,39 @@ describe.skipIf(!process.env.REDIS_URL)('deleteRedisPrefix', () => {
 
   it('fails, rather than doing nothing, when Redis does not answer', async () => {
     await expect(deleteRedisPrefix('redis://127.0.0.1:1', base)).rejects.toThrow();
+  });
+});
+
+const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+describe.skipIf(!redisServerInstalled)(`deleteRedisPrefix on a Redis Cluster${redisServerInstalled ? '' : ' (skipped: redis-server is not installed)'}`, () => {
+  const cluster = new RedisClusterProcess(3);
+  let redis: Cluster;
+  beforeAll(async () => {
+    await cluster.start();
+    redis = new Cluster(cluster.settings.nodes);
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await cluster.stop();
+  });
+
+  async function keysOnEveryMaster(): Promise<string[]> {
+    const all: string[] = [];
+    for (const node of redis.nodes('master')) all.push(...(await node.keys('*')));
+    return all.sort();
+  }
+
+  it('deletes the prefix\'s keys on every master, hash-tagged or not, and nothing beside them', async () => {
+    const doomed = [
+      ...Array.from({ length: 300 }, (_, i) => `fc:${i}`), // spread over every master
+      '{fc}:event-streams:key-1',
+      '{fc:fleetcore-engine}:fleetcore-engine:wait',
+      '{fc:fleetcore-webhooks}:fleetcore-webhooks:meta',
+    ];
+    const kept = ['fc-other:1', '{fc-other}:1', 'fc'];
+    for (const key of [...doomed, ...kept]) await redis.set(key, '1');
+    for (const node of redis.nodes('master')) expect((await node.keys('fc:*')).length).toBeGreaterThan(0);
+    await deleteRedisPrefix({ cluster: cluster.settings }, 'fc');
+    expect(await keysOnEveryMaster()).toEqual([...kept].sort());
   });
 });
