@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StartupError } from '../runtime/startup-error.ts';
 import { RedisClusterProcess } from '../test/faults/redis-cluster-process.ts';
 import { RedisServerProcess } from '../test/faults/redis-server-process.ts';
 import { freePort } from '../test/support/fleet-process.ts';
+import { startupRefusal } from '../test/support/startup-refusal.ts';
 import type { RedisClusterSettings } from '../runtime/redis-client.ts';
 import { connectRedisCluster } from './redis-connection.ts';
 
@@ -23,19 +23,7 @@ function nodes(...ports: number[]): RedisClusterSettings {
   return { nodes: ports.map((port) => ({ host: '127.0.0.1', port })), password: undefined };
 }
 
-async function startupError(settings: RedisClusterSettings): Promise<string> {
-  const error = await connectRedisCluster(settings).then(
-    (redis) => {
-      redis.disconnect();
-      return undefined;
-    },
-    (failure: unknown) => failure,
-  );
-  expect(error).toBeInstanceOf(StartupError);
-  const message = (error as Error).message;
-  expect(message).not.toContain('\n');
-  return message;
-}
+const startupError = (settings: RedisClusterSettings) => startupRefusal(connectRedisCluster(settings));
 
 beforeAll(async () => {
   if (!redisServerInstalled) return;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StartupError } from '../runtime/startup-error.ts';
 import { RedisServerProcess } from '../test/faults/redis-server-process.ts';
 import { freePort } from '../test/support/fleet-process.ts';
+import { startupRefusal } from '../test/support/startup-refusal.ts';
 import { connectRedis } from './redis-connection.ts';
 
 // connectRedis against redis-servers of this file's own: what it returns, what it refuses, and that a
@@ -16,19 +16,7 @@ let dir: string;
 let standalone: RedisServerProcess;
 let clusterNode: RedisServerProcess;
 
-async function startupError(url: string): Promise<string> {
-  const error = await connectRedis(url).then(
-    (redis) => {
-      redis.disconnect();
-      return undefined;
-    },
-    (failure: unknown) => failure,
-  );
-  expect(error).toBeInstanceOf(StartupError);
-  const message = (error as Error).message;
-  expect(message).not.toContain('\n');
-  return message;
-}
+const startupError = (url: string) => startupRefusal(connectRedis(url));
 
 async function clientCount(server: RedisServerProcess): Promise<number> {
   const admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
