@@ -66,17 +66,21 @@ export async function fixesAfterCursors(trx: Db, deviceIds: number[], perDevice:
     SELECT s.device_id, p.fix_time, p.valid, p.latitude, p.longitude, p.speed_kmh, p.heading, p.ignition, p.alarm, p.odometer_m, p.driver, p.fuel_percent, p.fuel_litres
     FROM device_engine_states s
     CROSS JOIN LATERAL (
-      SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes->>'alarm' AS alarm,
-        -- json_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
-        CASE WHEN json_typeof(attributes->'odometer') = 'number' THEN (attributes->>'odometer')::float8 END AS odometer_m,
-        coalesce(attributes->>'driverUniqueId', attributes->>'driverLicense') AS driver,
+      SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, a->>'alarm' AS alarm,
+        -- jsonb_typeof: a decoder that wrote a non-number (never expected) yields null, not a failed cast.
+        CASE WHEN jsonb_typeof(a->'odometer') = 'number' THEN (a->>'odometer')::float8 END AS odometer_m,
+        coalesce(a->>'driverUniqueId', a->>'driverLicense') AS driver,
         -- The fuel level: percent (fuel) and litres (fuelVolume), as the decoders write them (docs/trackers.md).
-        CASE WHEN json_typeof(attributes->'fuel') = 'number' THEN (attributes->>'fuel')::float8 END AS fuel_percent,
-        CASE WHEN json_typeof(attributes->'fuelVolume') = 'number' THEN (attributes->>'fuelVolume')::float8 END AS fuel_litres
-      FROM positions
-      WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
-      ORDER BY fix_time
-      LIMIT ${perDevice}
+        CASE WHEN jsonb_typeof(a->'fuel') = 'number' THEN (a->>'fuel')::float8 END AS fuel_percent,
+        CASE WHEN jsonb_typeof(a->'fuelVolume') = 'number' THEN (a->>'fuelVolume')::float8 END AS fuel_litres
+      FROM (
+        -- Parsed once per fix: each ->> on json text scans the whole document again.
+        SELECT fix_time, valid, latitude, longitude, speed_kmh, heading, ignition, attributes::jsonb AS a
+        FROM positions
+        WHERE device_id = s.device_id AND fix_time > coalesce(s.cursor_fix_time, '-infinity'::timestamptz)
+        ORDER BY fix_time
+        LIMIT ${perDevice}
+      ) f
     ) p
     WHERE s.device_id = ANY(${deviceIds}::int[])
     ORDER BY s.device_id, p.fix_time
@@ -198,7 +202,7 @@ export async function saveEngineStates(trx: Db, states: EngineStateUpdate[]): Pr
       ${states.map((s) => JSON.stringify(s.inside))}::json[], ${states.map((s) => JSON.stringify(s.pending))}::json[],
       ${states.map((s) => s.status)}::text[], ${states.map((s) => s.ignition)}::bool[], ${states.map((s) => s.overspeed)}::bool[],
       ${states.map((s) => (s.segment === undefined ? null : JSON.stringify(s.segment)))}::json[],
-      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::json[],
+      ${states.map((s) => (s.accumulators === undefined ? null : JSON.stringify(s.accumulators)))}::jsonb[],
       ${states.map((s) => (s.driving === undefined ? null : JSON.stringify(s.driving)))}::json[],
       ${states.map((s) => (s.fuel === undefined ? null : JSON.stringify(s.fuel)))}::json[])
       AS u(device_id, cursor, inside, pending, status, ignition, overspeed, segment, accumulators, driving, fuel)
