@@ -1,4 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { redactUrl } from './redact-url.ts';
 
 /** A standalone Redis or a Redis Cluster: ioredis gives both the commands fleetcore uses. */
 export type RedisClient = Redis | Cluster;
@@ -14,15 +15,7 @@ export type RedisTarget = { url: string } | { cluster: RedisClusterSettings };
 
 /** The target in words safe to print: the URL without its password, or the cluster's nodes. */
 export function describeRedisTarget(target: RedisTarget): string {
-  if ('url' in target) {
-    try {
-      const parsed = new URL(target.url);
-      if (parsed.password) parsed.password = '***';
-      return `REDIS_URL ${parsed.toString()}`;
-    } catch {
-      return 'REDIS_URL <invalid url>';
-    }
-  }
+  if ('url' in target) return `REDIS_URL ${redactUrl(target.url)}`;
   return `REDIS_CLUSTER_NODES ${target.cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
 }
 
