@@ -31,7 +31,9 @@ const SCENARIOS: Scenario[] = [
   { devices: 2_000, intervalMs: 20, recordsPerUpload: 10 }, // 100,000 fixes/s
 ];
 
-const GROUPS = ['server', 'postgres', 'redis'] as const;
+const GROUPS = ['server', 'ingest', 'engine', 'api', 'postgres', 'redis'] as const;
+/** With `--split-roles`: one `fleet serve --roles <role>` process each, as a multi-node deployment splits them. */
+const ROLES = ['ingest', 'engine', 'api'] as const;
 
 /** `--processes=3`: the server's `--processes`. */
 function pickedProcesses(args: string[]): number {
@@ -50,11 +52,16 @@ function pickedProcesses(args: string[]): number {
  * bench excludes by pid; on the embedded database they run inside the server, so the bench measures
  * the probe alone at idle and subtracts that rate (printed). The first row is the server idle.
  * PostgreSQL with DATABASE_URL (BullMQ too with REDIS_URL), the embedded database otherwise.
+ * `--split-roles` runs ingest, the engine and the API as a process each and gives each one's CPU. On
+ * PostgreSQL, also the WAL written per acknowledged position, from the fixes' arrival to the engine's
+ * catching up (what a replica receives and the disk writes besides the tables).
  */
 export default async function pipelineBench(args: string[]): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   const redisUrl = process.env.REDIS_URL;
   const processes = pickedProcesses(args);
+  const splitRoles = args.includes('--split-roles');
+  if (splitRoles && (!databaseUrl || !redisUrl)) throw new Error('--split-roles needs DATABASE_URL and REDIS_URL: processes of separate roles share the database and the queue');
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
   let geofences = 0;
   // The server owns the embedded database: the bench prepares it first, then reaches it through the server's socket.
@@ -67,16 +74,19 @@ export default async function pipelineBench(args: string[]): Promise<void> {
     }
   }
   const port = await freePort();
-  const server = await startFleetServer({
+  const env = {
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     PORT: String(await freePort()), TELTONIKA_PORT: String(port),
-  }, processes);
+  };
+  const servers = splitRoles
+    ? Object.fromEntries(await Promise.all(ROLES.map(async (role) => [role, await startFleetServer(env, processes, role)] as const)))
+    : { server: await startFleetServer(env, processes) };
   const probe = await openDatabase({ databaseUrl, dataDir, embedded: 'share', poolSize: 1 });
   const probeBackends = new Set<number>();
   // Only the servers this run uses: on the embedded default the database and queue are in the server's process.
   const groups: Record<string, GroupMembers> = {
-    server: treeOf(server.pid),
+    ...Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, treeOf(server.pid)])),
     ...(databaseUrl ? { postgres: named('postgres', () => probeBackends) } : {}),
     ...(redisUrl ? { redis: named('redis-server') } : {}),
   };
@@ -99,7 +109,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
       if (!picked || picked.includes(0)) {
         rows.push({
           offeredPerSec: 0, positionsPerSec: 0, eventsPerSec: 0, eventDelayP50Ms: '', eventDelayP99Ms: '', ackP99Ms: '',
-          ...Object.fromEntries(GROUPS.map((g) => [`${g}Cores`, g in idle ? round2(idle[g]! / (IDLE_WINDOW_MS / 1000)) : ''])),
+          ...Object.fromEntries(GROUPS.filter((g) => g in groups).map((g) => [`${g}Cores`, round2(idle[g]! / (IDLE_WINDOW_MS / 1000))])),
         });
       }
     }
@@ -107,6 +117,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
     for (const [index, scenario] of SCENARIOS.entries()) {
       if (picked && !picked.includes(index + 1)) continue;
       const startedAt = new Date();
+      const walBefore = databaseUrl ? await walPosition(probe.db) : undefined;
       const { result: measured, delays } = await withProbe(probe.db, async () => {
         let start: CpuSample | undefined;
         let spent: Record<string, number> = {};
@@ -119,12 +130,17 @@ export default async function pipelineBench(args: string[]): Promise<void> {
         return { load, spent };
       }, startedAt);
       const { load, spent } = measured;
+      // WAL is the cluster's: what else writes to this server while the bench runs counts too.
+      const walBytes = walBefore === undefined ? undefined : (await walPosition(probe.db)) - walBefore;
       const seconds = (Date.now() - startedAt.getTime()) / 1000;
       const { rows: produced } = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM geofence_events WHERE created_at >= ${startedAt.toISOString()}::timestamptz`.execute(probe.db);
       const latency = summarise(delays);
       const stored = Math.max(1, load.steadyAcked);
-      const serverSeconds = Math.max(0, spent.server! - probeCoresEmbedded * load.steadySeconds);
+      // Split, the server is its role processes together.
+      const serverSeconds = splitRoles
+        ? ROLES.reduce((sum, role) => sum + spent[role]!, 0)
+        : Math.max(0, spent.server! - probeCoresEmbedded * load.steadySeconds);
       const perPosition = (s: number | undefined) => (s === undefined ? '' : Math.round((s / stored) * 1e6 * 10) / 10);
       rows.push({
         offeredPerSec: Math.round((scenario.devices * 1000) / scenario.intervalMs),
@@ -134,13 +150,15 @@ export default async function pipelineBench(args: string[]): Promise<void> {
         eventDelayP99Ms: Math.round(latency.p99),
         ackP99Ms: Math.round(load.p99),
         serverUs: perPosition(serverSeconds),
+        ...(splitRoles ? Object.fromEntries(ROLES.map((role) => [`${role}Us`, perPosition(spent[role])])) : {}),
         postgresUs: perPosition(spent.postgres),
         redisUs: perPosition(spent.redis),
         totalUs: perPosition(serverSeconds + (spent.postgres ?? 0) + (spent.redis ?? 0)),
         loadGeneratorUs: perPosition(load.cpuSeconds),
+        ...(walBytes === undefined ? {} : { walBytesPerPosition: Math.round(walBytes / Math.max(1, load.acknowledged)) }),
       });
     }
-    const header = `Pipeline: \`fleet serve\`${processes > 1 ? ` --processes ${processes}` : ''} (all roles) on ${probe.description}, ` +
+    const header = `Pipeline: \`fleet serve\`${processes > 1 ? ` --processes ${processes}` : ''} ${splitRoles ? `--roles ${ROLES.join(' / ')} (a process each)` : '(all roles)'} on ${probe.description}, ` +
       `engine queue on ${redisUrl ? 'Redis (BullMQ)' : 'the in-process queue'}, ${geofences} geofences, ${DURATION_MS / 1000} s per load, ` +
       `CPU µs per stored position over the last ${(DURATION_MS - WARMUP_MS) / 1000} s (idle row: cores)` +
       (databaseUrl ? '' : `; the probe's ${round2(probeCoresEmbedded)} cores measured at idle and taken out of the server's figure`);
@@ -151,7 +169,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
     }
   } finally {
     await probe.close();
-    await server.stop();
+    for (const server of Object.values(servers)) await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -213,6 +231,12 @@ async function withProbe<T>(db: DatabaseHandle['db'], work: () => Promise<T>, si
     polling = false;
     await poller;
   }
+}
+
+/** The server's current WAL position, in bytes. */
+async function walPosition(db: DatabaseHandle['db']): Promise<number> {
+  const { rows } = await sql<{ lsn: string }>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS lsn`.execute(db);
+  return Number(rows[0]!.lsn);
 }
 
 /** Waits (up to a minute) until no device has a stored fix past its engine cursor. */
