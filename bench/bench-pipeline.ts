@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '../db/database.ts';
 import type { StoredFix } from '../domain/stored-rows.ts';
 import { DeviceSignals } from '../engine/device-signals.ts';
 import type { QueueBackend } from '../engine/queue/job-queue.ts';
-import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
+import { EngineQueues } from '../engine/engine-queues.ts';
 import { startEngine } from '../engine/start-engine.ts';
 import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
@@ -31,7 +31,7 @@ export async function startBenchPipeline(
     etaRefreshMs: 30_000, inactivitySweepMs: 60_000, geofencePollMs: 500, concurrency: 2, fixesPerDevice: 1000, lateWindowMs: 3_600_000,
     retention: { geofenceChangesMs: 86_400_000, lateFixesMs: 7 * 86_400_000 }, pruneIntervalMs: 3_600_000,
   });
-  const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
+  const signals = new DeviceSignals(new EngineQueues(queues), () => undefined);
   const ingest = await startIngest(handle, silentLogger, {
     host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
     limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,

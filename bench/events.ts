@@ -19,7 +19,7 @@ import { DeviceSignals } from '../engine/device-signals.ts';
 import { bullmqQueues } from '../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../engine/queue/in-process-queue.ts';
 import { EVENT_TYPES, OPT_IN_EVENT_TYPES } from '../domain/events/event-catalog.ts';
-import { ENGINE_QUEUE } from '../engine/engine-jobs.ts';
+import { EngineQueues } from '../engine/engine-queues.ts';
 import { startEngine } from '../engine/start-engine.ts';
 import { startWebhookDelivery, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
 import { POSITION_WEBHOOK_DEFAULTS } from '../engine/webhooks/position-webhooks.ts';
@@ -131,7 +131,7 @@ async function logBench(args: string[]): Promise<void> {
       source.addEventListener('error', (e) => reject(new Error(`stream: ${(e as { message?: string }).message}`)), { once: true });
     });
 
-    const signals = new DeviceSignals(queues.queue(ENGINE_QUEUE), () => undefined);
+    const signals = new DeviceSignals(new EngineQueues(queues), () => undefined);
     const ingest = await startIngest(handle, silentLogger, {
       host: '127.0.0.1', ports: { teltonika: await freePort() }, osmandPort: 0,
       limits: { idleTimeoutMs: 120_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 5,

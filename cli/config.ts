@@ -12,6 +12,7 @@ import type { RedisClusterSettings } from '../runtime/redis-client.ts';
 import { redisClusterSettings } from './redis-cluster-nodes.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
 import { accountInFlight, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
+import { MAX_ENGINE_QUEUES } from '../engine/engine-queues.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
 import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
 import { MAX_PLAUSIBLE_MS2 } from '../domain/driving/harsh-driving.ts';
@@ -98,6 +99,8 @@ export interface Config {
     maintenanceCheckMs: number;
     geofencePollMs: number;
     concurrency: number;
+    /** ENGINE_QUEUES: the engine queues devices' signals are spread over, by device (every engine process works all of them). */
+    queues: number;
     roadFactor: number;
     defaultSpeedKmh: number;
     /** Late fixes at most this far behind a device's cursor are evaluated. */
@@ -408,6 +411,7 @@ export function loadConfig(env: Env = process.env): Config {
       maintenanceCheckMs: integer(env, 'MAINTENANCE_CHECK_S', 60, 1, 86_400) * 1000,
       geofencePollMs: integer(env, 'GEOFENCE_POLL_MS', 500, 50, 60_000),
       concurrency: integer(env, 'ENGINE_CONCURRENCY', 2, 1, 64),
+      queues: integer(env, 'ENGINE_QUEUES', 1, 1, MAX_ENGINE_QUEUES),
       roadFactor: positiveNumber(env, 'ETA_ROAD_FACTOR', 1.3),
       defaultSpeedKmh: positiveNumber(env, 'ETA_DEFAULT_SPEED_KMH', 40),
       lateWindowMs: integer(env, 'ENGINE_LATE_WINDOW_S', 3600, 0, 7 * 86_400) * 1000,

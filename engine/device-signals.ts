@@ -1,9 +1,9 @@
-import type { EngineQueue } from './engine-jobs.ts';
+import type { EngineQueues } from './engine-queues.ts';
 
 /**
  * Ingest's side of the engine queue: the devices of each committed batch are gathered for a few
- * milliseconds and sent as one `devices` job, never one job per position (measured: a job per
- * position caps the pipeline near 4,000 positions/s, as Redis runs a script per job).
+ * milliseconds and sent as one `devices` job per engine queue they go to, never one job per position
+ * (measured: a job per position caps the pipeline near 4,000 positions/s, as Redis runs a script per job).
  */
 export class DeviceSignals {
   private waiting = new Set<number>();
@@ -13,7 +13,7 @@ export class DeviceSignals {
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly queue: EngineQueue,
+    private readonly queues: Pick<EngineQueues, 'signal'>,
     private readonly onError: (error: Error) => void,
     private readonly delayMs = 100,
     private readonly maxDevices = 2000,
@@ -35,7 +35,7 @@ export class DeviceSignals {
     this.waiting = new Set();
     // A lost signal delays evaluation but loses nothing: the engine catches up from its cursors at
     // start and each device's next batch signals it again.
-    this.sending = this.sending.then(() => this.queue.add('devices', { deviceIds, committedAt }).catch(this.onError));
+    this.sending = this.sending.then(() => this.queues.signal(deviceIds, committedAt).catch(this.onError));
   }
 
   /** Sends what is waiting (shutdown). */

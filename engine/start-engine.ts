@@ -4,7 +4,8 @@ import type { DatabaseHandle } from '../db/database.ts';
 import { devicesBehind } from '../db/engine-states.ts';
 import { scheduledTravels } from '../db/travel-progress.ts';
 import type { DeviceStatusThresholds } from '../domain/device-status.ts';
-import { ENGINE_JOBS, ENGINE_QUEUE, scheduleTravelStart } from './engine-jobs.ts';
+import { ENGINE_JOBS, scheduleTravelStart, type EnginePayloads } from './engine-jobs.ts';
+import { concurrencyShares, EngineQueues } from './engine-queues.ts';
 import { EngineLag } from './engine-metrics.ts';
 import { GeofenceCatalog } from './geofence-catalog.ts';
 import { CommittedFixes } from './committed-fixes.ts';
@@ -12,7 +13,7 @@ import type { StoredFix } from '../domain/stored-rows.ts';
 import { jobRequestId, observedJob } from './observed-job.ts';
 import { LateFixLog } from './late-fix-log.ts';
 import type { QueueBackend } from './queue/job-queue.ts';
-import { routeJobs } from './queue/route-jobs.ts';
+import { routeJobs, type JobProcessors } from './queue/route-jobs.ts';
 import type { EtaSettings } from '../domain/travels/travel-eta.ts';
 import type { EvaluationSettings } from './workers/evaluate-devices.ts';
 import { evaluateSignalledDevices } from './workers/evaluate-signalled-devices.ts';
@@ -37,8 +38,13 @@ export interface EngineSettings {
   etaRefreshMs: number;
   inactivitySweepMs: number;
   geofencePollMs: number;
-  /** Engine jobs run at once in this process. */
+  /** Engine jobs run at once in this process, shared over its queues (at least one per queue). */
   concurrency: number;
+  /**
+   * The engine queues devices' signals are spread over, by device (ENGINE_QUEUES; default 1, the
+   * single `fleetcore-engine` queue). This process works every one of them.
+   */
+  queues?: number;
   fixesPerDevice: number;
   /** Late fixes at most this far behind a device's cursor are evaluated; older ones are only counted. */
   lateWindowMs: number;
@@ -79,7 +85,7 @@ export interface RunningEngine {
 }
 
 /**
- * The engine role: the worker for the engine queue and the schedules it relies on. Each job name
+ * The engine role: a worker for each engine queue (EngineQueues) and the schedules it relies on. Each job name
  * (engine-jobs.ts) has its processor in workers/, a plain function over the database; none keeps
  * state between jobs except the geofence catalog, which follows the database. Scheduled work is
  * rebuilt from the database at start, so the in-process queue loses nothing a restart can't recover,
@@ -91,7 +97,8 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   const catalog = await GeofenceCatalog.open(db, log, database.pool, {
     pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
   });
-  const queue = backend.queue(ENGINE_QUEUE);
+  const queues = new EngineQueues(backend, settings.queues ?? 1);
+  const queue = queues.first;
   const eta: EtaRefreshSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh, onTimeToleranceMinutes: settings.onTimeToleranceMinutes ?? 5 };
   const evaluation: EvaluationSettings = {
     status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
@@ -104,21 +111,23 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   const lateFixLog = new LateFixLog(log, settings.lateWindowMs);
   const committed = new CommittedFixes();
 
-  const run = routeJobs(ENGINE_QUEUE, ENGINE_JOBS, {
-    devices: ({ deviceIds }) => evaluateSignalledDevices({ db, catalog, queue, lateFixLog, committed }, { evaluation, eta }, deviceIds),
+  const processors: JobProcessors<EnginePayloads> = {
+    devices: ({ deviceIds }) => evaluateSignalledDevices({ db, catalog, queues, lateFixLog, committed }, { evaluation, eta }, deviceIds),
     'travel-start': ({ travelId }) => startScheduledTravel(db, eta, travelId),
-    'eta-refresh': () => refreshEtasAndCatchUp(db, queue, eta),
+    'eta-refresh': () => refreshEtasAndCatchUp(db, queues, eta),
     'inactivity-sweep': () => sweepInactive(db, settings.status.inactiveAfterMinutes),
     'command-expiry': (_, jobLog) => expireDueCommands(db, jobLog),
     'maintenance-check': () => checkMaintenance(db),
     prune: (_, jobLog) => pruneEngine(db, settings, jobLog),
-  });
+  };
 
   const lag = new EngineLag();
-  const worker = backend.worker(ENGINE_QUEUE, observedJob(log, lag, run), {
-    concurrency: settings.concurrency,
-    onFailed: (job, error) => log.warn('engine job failed', { job: job.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job), error: error.message }),
-  });
+  const shares = concurrencyShares(settings.concurrency, queues.all.length);
+  // Every queue, so any engine process takes over the devices of one whose process stopped.
+  const workers = queues.all.map((q, i) => backend.worker(q.name, observedJob(log, lag, routeJobs(q.name, ENGINE_JOBS, processors)), {
+    concurrency: shares[i]!,
+    onFailed: (job, error) => log.warn('engine job failed', { job: job.name, queue: q.name, jobId: job.id, attempt: job.attempt, requestId: jobRequestId(job), error: error.message }),
+  }));
   // Today's partition and the next days' exist before the first fix of the day needs them. A failure
   // (a lock not granted in time) costs nothing yet: fixes without a partition go to the default one,
   // and the prune job tries again.
@@ -129,8 +138,11 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   await queue.repeat('command-expiry', settings.commandExpiryMs ?? 5_000);
   await queue.repeat('maintenance-check', settings.maintenanceCheckMs ?? 60_000);
   for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
+  // Into the queues of this process's count: signals still waiting in queues a different count no
+  // longer works (ENGINE_QUEUES lowered) are only repeated here, as they tell nothing the cursors don't.
   const behind = await devicesBehind(db, 50_000);
-  for (let i = 0; i < behind.length; i += 500) await queue.add('devices', { deviceIds: behind.slice(i, i + 500) });
+  const step = 500 * queues.all.length;
+  for (let i = 0; i < behind.length; i += step) await queues.signal(behind.slice(i, i + step));
   const addresses = settings.geocoding ? startAddressKeeper(db, settings.geocoding.geocoder, log.child({ component: 'addresses' }), settings.geocoding) : undefined;
 
   return {
@@ -138,7 +150,7 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     fixesCommitted: (fixes) => committed.add(fixes),
     async close() {
       await addresses?.close();
-      await worker.close();
+      await Promise.all(workers.map((w) => w.close()));
       lag.close();
       await catalog.close();
     },

@@ -24,6 +24,7 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     maintenanceCheckMs: config.engine.maintenanceCheckMs,
     geofencePollMs: config.engine.geofencePollMs,
     concurrency: config.engine.concurrency,
+    queues: config.engine.queues,
     fixesPerDevice: 1000,
     lateWindowMs: config.engine.lateWindowMs,
     retention: {

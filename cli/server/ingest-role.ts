@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/database.ts';
 import { DeviceSignals } from '../../engine/device-signals.ts';
-import type { EngineQueue } from '../../engine/engine-jobs.ts';
+import type { EngineQueues } from '../../engine/engine-queues.ts';
 import type { CommandBus } from '../../ingest/commands/command-bus.ts';
 import { CommandDelivery } from '../../ingest/commands/command-delivery.ts';
 import type { ProxyProtocolOptions } from '../../ingest/proxied-connection.ts';
@@ -17,12 +17,12 @@ export interface RunningIngestRole {
   stop(): Promise<void>;
 }
 
-/** The ingest role: tracker listeners whose commits signal the engine queue, and that give trackers their commands. */
+/** The ingest role: tracker listeners whose commits signal the engine queues, and that give trackers their commands. */
 export async function startIngestRole(
   config: Config,
   log: Logger,
   deps: {
-    database: DatabaseHandle; engineQueue: EngineQueue; commandBus: CommandBus; positionFeed: PositionFeed;
+    database: DatabaseHandle; engineQueues: EngineQueues; commandBus: CommandBus; positionFeed: PositionFeed;
     /** Told each committed batch's fixes before the engine is signalled (the engine in this process). */
     fixesCommitted?: (fixes: readonly StoredFix[]) => void;
   },
@@ -33,7 +33,7 @@ export async function startIngestRole(
     timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate, ...POSITION_WEBHOOK_DEFAULTS,
   });
   await positionWebhooks.start();
-  const signals = new DeviceSignals(deps.engineQueue, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
+  const signals = new DeviceSignals(deps.engineQueues, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
   const commands = new CommandDelivery(deps.database.db, deps.commandBus, log, config.commands);
   let ingest;
   try {

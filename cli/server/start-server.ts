@@ -7,7 +7,7 @@ import { MigrationError, migrateToLatest } from '../../db/migrator.ts';
 import { exportQueueDepth, exportQueueUp } from '../../engine/engine-metrics.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
-import { ENGINE_QUEUE } from '../../engine/engine-jobs.ts';
+import { EngineQueues } from '../../engine/engine-queues.ts';
 import { WEBHOOKS_QUEUE } from '../../engine/webhooks/webhook-jobs.ts';
 import { InProcessCommandBus, type CommandBus } from '../../ingest/commands/command-bus.ts';
 import { RedisCommandBus } from '../../ingest/commands/redis-command-bus.ts';
@@ -121,8 +121,14 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
         })
       : inProcessQueues();
     stack.push('queues', () => queues.close());
-    const engineQueue = queues.queue(ENGINE_QUEUE);
-    const unexportMetrics = [exportQueueDepth(engineQueue), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE)), exportQueueUp(queues, [ENGINE_QUEUE, WEBHOOKS_QUEUE])];
+    // Every process opens all the engine queues: ingest signals each, and their depth, their health
+    // and (on a cluster) each one's master are watched from any process.
+    const engineQueues = new EngineQueues(queues, config.engine.queues);
+    const engineQueue = engineQueues.first;
+    const unexportMetrics = [
+      ...engineQueues.all.map((q) => exportQueueDepth(q)), exportQueueDepth(queues.queue(WEBHOOKS_QUEUE)),
+      exportQueueUp(queues, [...engineQueues.all.map((q) => q.name), WEBHOOKS_QUEUE]),
+    ];
     stack.push('queue metrics', async () => unexportMetrics.forEach((unexport) => unexport()));
     // Commands reach the process holding the device's connection: through Redis when processes may differ.
     const commandBus: CommandBus = redis ? new RedisCommandBus(redis, log, { prefix: keys }) : new InProcessCommandBus();
@@ -135,7 +141,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     if (engine) stack.push('engine', engine.stop);
     // With the engine in this process, it takes the fixes ingest commits from memory instead of reading them back.
     const ingest = roles.has('ingest')
-      ? await startIngestRole(config, log, { database, engineQueue, commandBus, positionFeed, ...(engine ? { fixesCommitted: engine.fixesCommitted } : {}) })
+      ? await startIngestRole(config, log, { database, engineQueues, commandBus, positionFeed, ...(engine ? { fixesCommitted: engine.fixesCommitted } : {}) })
       : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { devicesBehind } from '../../db/engine-states.ts';
-import type { EngineQueue } from '../engine-jobs.ts';
+import type { EngineQueues } from '../engine-queues.ts';
 import { refreshEtas, type EtaRefreshSettings } from './refresh-etas.ts';
 import { startTravels } from './start-travels.ts';
 
@@ -10,11 +10,11 @@ const CATCH_UP_DEVICES = 5_000;
 /**
  * The repeated `eta-refresh` job, which is also the catch-up: travels whose start job was lost are
  * started, every travel in progress gets fresh ETAs, and devices whose signal was lost (fixes after
- * their cursor, or late fixes listed) go back on the queue.
+ * their cursor, or late fixes listed) go back on their queues.
  */
-export async function refreshEtasAndCatchUp(db: Db, queue: EngineQueue, eta: EtaRefreshSettings): Promise<void> {
+export async function refreshEtasAndCatchUp(db: Db, queues: Pick<EngineQueues, 'signal'>, eta: EtaRefreshSettings): Promise<void> {
   await startTravels(db);
   await refreshEtas(db, eta);
   const behind = await devicesBehind(db, CATCH_UP_DEVICES);
-  if (behind.length > 0) await queue.add('devices', { deviceIds: behind });
+  if (behind.length > 0) await queues.signal(behind);
 }

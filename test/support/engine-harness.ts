@@ -6,7 +6,8 @@ import { DeviceSignals } from '../../engine/device-signals.ts';
 import { bullmqQueues } from '../../engine/queue/bullmq-queues.ts';
 import { inProcessQueues } from '../../engine/queue/in-process-queue.ts';
 import type { QueueBackend } from '../../engine/queue/job-queue.ts';
-import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../../engine/engine-jobs.ts';
+import { scheduleTravelStart, unscheduleTravelStart } from '../../engine/engine-jobs.ts';
+import { EngineQueues } from '../../engine/engine-queues.ts';
 import { startEngine, type EngineSettings, type RunningEngine } from '../../engine/start-engine.ts';
 import { startIngest, type RunningIngest } from '../../ingest/start-ingest.ts';
 import { freePort } from './fleet-process.ts';
@@ -56,9 +57,10 @@ export interface EngineHarness {
 /** The three roles wired as `fleet serve` wires them, in this process, on the test's database; Teltonika and `protocols` listen. */
 export async function startEngineHarness(database: TestDatabase, settings: EngineSettings = ENGINE_TEST_SETTINGS, protocols: string[] = []): Promise<EngineHarness> {
   const { backend: queues } = testQueues();
-  const engineQueue = queues.queue(ENGINE_QUEUE);
+  const engineQueues = new EngineQueues(queues, settings.queues ?? 1);
+  const engineQueue = engineQueues.first;
   const engine = await startEngine(database, queues, silentLogger, settings);
-  const signals = new DeviceSignals(engineQueue, () => undefined);
+  const signals = new DeviceSignals(engineQueues, () => undefined);
   const ingest = await startIngest(database, silentLogger, {
     host: '127.0.0.1', ports: Object.fromEntries(await Promise.all(['teltonika', ...protocols].map(async (p) => [p, await freePort()]))), osmandPort: 0,
     limits: { idleTimeoutMs: 60_000, maxBufferedBytes: 1 << 20 }, batchRows: 1000, batchDelayMs: 2,
