@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterLayout } from './cluster-layout.ts';
+import { fleetNodePid, fleetNodes, migrateDatabase, startFleetNode, stopFleetNode } from './fleet-nodes.ts';
+import { haproxyRunning, haproxyServers, startHaproxy, stopHaproxy } from './haproxy.ts';
+import { sleep } from './pid-file.ts';
+import { pgbouncerRunning, PGBOUNCER, startPgbouncer, stopPgbouncer } from './pgbouncer.ts';
+import { PG_BIN, postgresRunning, startPostgresPair, stopPostgresPair } from './postgres-pair.ts';
+import { redisNodeRunning, startRedisCluster, stopRedisCluster } from './redis-cluster.ts';
+
+// The local cluster as a whole: `up` starts what is not running yet (so it is safe to run again, and
+// brings back a part that crashed), `down` stops whatever of it still runs, and `status` says which.
+
+/** The programs `up` needs, each with the Debian package that has it. */
+export function missingPrograms(): string[] {
+  const found = (file: string, args: string[]) => spawnSync(file, args).status === 0;
+  return [
+    ...(found('redis-server', ['--version']) && found('redis-cli', ['--version']) ? [] : ['redis-server and redis-cli (apt-get install redis-server)']),
+    ...(existsSync(join(PG_BIN, 'initdb')) ? [] : [`PostgreSQL 15 in ${PG_BIN} (apt-get install postgresql-15 postgresql-15-postgis-3)`]),
+    ...(existsSync(PGBOUNCER) ? [] : [`${PGBOUNCER} (apt-get install pgbouncer)`]),
+    ...(found('haproxy', ['-v']) ? [] : ['haproxy (apt-get install haproxy)']),
+  ];
+}
+
+const stateFile = (layout: ClusterLayout) => join(layout.dir, 'cluster.json');
+
+/** The port base is the cluster's for its life: its Redis nodes know each other by port. */
+function claimDirectory(layout: ClusterLayout): void {
+  if (existsSync(stateFile(layout))) {
+    const { portBase } = JSON.parse(readFileSync(stateFile(layout), 'utf8')) as { portBase: number };
+    if (portBase !== layout.portBase) {
+      throw new Error(`${layout.dir} holds a cluster on port base ${portBase}, not ${layout.portBase}: set LOCAL_CLUSTER_PORT_BASE=${portBase}, or run down --purge first`);
+    }
+    return;
+  }
+  mkdirSync(layout.dir, { recursive: true });
+  writeFileSync(stateFile(layout), `${JSON.stringify({ portBase: layout.portBase, created: new Date().toISOString() })}\n`);
+}
+
+export interface UpOptions {
+  /** More of the fleet nodes' environment (GEOCODER, COMMAND_SWEEP_S …), over the caller's. */
+  fleetEnv?: Record<string, string>;
+  /** One line per step, as it goes. */
+  progress?: (line: string) => void;
+}
+
+export async function up(layout: ClusterLayout, options: UpOptions = {}): Promise<void> {
+  const missing = missingPrograms();
+  if (missing.length > 0) throw new Error(`the local cluster needs ${missing.join('; ')}`);
+  const progress = options.progress ?? (() => undefined);
+  claimDirectory(layout);
+  progress(`Redis Cluster on ${layout.redisPorts.join(', ')}; PostgreSQL primary on ${layout.postgresPrimaryPort}, replica on ${layout.postgresReplicaPort}`);
+  await Promise.all([startRedisCluster(layout), startPostgresPair(layout)]);
+  progress(`PgBouncer on ${layout.pgbouncerPort}`);
+  await startPgbouncer(layout);
+  progress('fleet migrate');
+  await migrateDatabase(layout, options.fleetEnv);
+  const nodes = fleetNodes();
+  progress(`fleet nodes: ${nodes.map((n) => n.name).join(', ')}`);
+  await Promise.all(nodes.map((node) => startFleetNode(layout, node, options.fleetEnv)));
+  progress(`HAProxy on ${layout.apiPort} (API), ${layout.trackers[0]!.public}… (trackers), ${layout.statsPort} (statistics)`);
+  await startHaproxy(layout);
+  await waitUntilServed(layout);
+}
+
+/** Until HAProxy counts every API and ingest node up (checks every second, up after two). */
+async function waitUntilServed(layout: ClusterLayout, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const down = (await haproxyServers(layout).catch(() => [])).filter((s) => s.status !== 'UP' && s.backend !== 'stats');
+    const response = await fetch(`http://127.0.0.1:${layout.apiPort}/readyz`).catch(() => undefined);
+    if (down.length === 0 && response?.status === 200) return;
+    if (Date.now() > deadline) {
+      throw new Error(`HAProxy does not count every node up after ${timeoutMs} ms: ${down.map((s) => `${s.backend}/${s.server} ${s.status}`).join(', ') || `GET /readyz answered ${response?.status}`}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** Stops what runs, front to back; `purge` then deletes the directory (data, logs, configuration). */
+export async function down(layout: ClusterLayout, options: { purge?: boolean } = {}): Promise<void> {
+  await stopHaproxy(layout);
+  await Promise.all(fleetNodes().map((node) => stopFleetNode(layout, node)));
+  await stopPgbouncer(layout);
+  await Promise.all([stopPostgresPair(layout), stopRedisCluster(layout)]);
+  if (options.purge) rmSync(layout.dir, { recursive: true, force: true });
+}
+
+export interface PartStatus {
+  part: string;
+  port?: number;
+  running: boolean;
+}
+
+export function status(layout: ClusterLayout): PartStatus[] {
+  return [
+    ...layout.redisPorts.map((port, i) => ({ part: `redis-${i + 1}${i < layout.redisPorts.length / 2 ? '' : ' (replica at start)'}`, port, running: redisNodeRunning(layout, port) })),
+    { part: 'postgres-primary', port: layout.postgresPrimaryPort, running: postgresRunning(layout, 'primary') },
+    { part: 'postgres-replica', port: layout.postgresReplicaPort, running: postgresRunning(layout, 'replica') },
+    { part: 'pgbouncer', port: layout.pgbouncerPort, running: pgbouncerRunning(layout) },
+    ...fleetNodes().map((node) => ({
+      part: node.name,
+      ...(node.role === 'api' ? { port: layout.apiNodePorts[node.index] } : node.role === 'ingest' ? { port: layout.trackers[0]!.nodes[node.index] } : {}),
+      running: fleetNodePid(layout, node) !== undefined,
+    })),
+    { part: 'haproxy', port: layout.apiPort, running: haproxyRunning(layout) },
+  ];
+}
