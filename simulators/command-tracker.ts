@@ -18,6 +18,8 @@ export interface CommandTracker {
   answer(command: ReceivedCommand, text?: string): void;
   /** Commands received and not yet taken. */
   readonly waiting: number;
+  /** Whether the connection has closed (the server or the network hung up, or close()). */
+  readonly closed: boolean;
   close(): void;
 }
 
@@ -26,8 +28,9 @@ export interface CommandTracker {
  * reports the fixes it is given, collects the commands the server writes between acknowledgements,
  * and answers them only when told to (or never, or after it hung up).
  */
-export async function commandTracker(port: number, imei: string, dialect: TrackerDialect): Promise<CommandTracker> {
-  const socket: Socket = connect(port, '127.0.0.1');
+export async function commandTracker(port: number, imei: string, dialect: TrackerDialect, options: { localAddress?: string } = {}): Promise<CommandTracker> {
+  // localAddress: another loopback address (127.0.0.2), so the tracker is a different client than the server's own.
+  const socket: Socket = connect({ port, host: '127.0.0.1', ...options });
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   socket.setNoDelay(true);
   let received = Buffer.alloc(0);
@@ -109,6 +112,9 @@ export async function commandTracker(port: number, imei: string, dialect: Tracke
     },
     get waiting() {
       return commands.length;
+    },
+    get closed() {
+      return closed;
     },
     close: () => socket.destroy(),
   };

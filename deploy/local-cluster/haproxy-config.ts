@@ -37,7 +37,8 @@ export function renderHaproxyConfig(topology: HaproxyTopology): string {
     `  timeout client ${idle}s`,
     `  timeout server ${idle}s`,
     '  retries 3',
-    '  option redispatch',
+    // 1: every retry goes to another server, so a tracker whose node just died waits one retry, not three.
+    '  option redispatch 1',
     '',
     'frontend api',
     '  mode http',
@@ -52,6 +53,10 @@ export function renderHaproxyConfig(topology: HaproxyTopology): string {
     '  option httpchk',
     '  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost',
     '  http-check expect status 200',
+    // A node that died with idle connections open: a GET that meets one is sent again to another
+    // node; anything else is never sent twice (a command must not be posted twice).
+    '  retry-on conn-failure empty-response',
+    '  http-request disable-l7-retry unless METH_GET || METH_HEAD',
     ...topology.apiServers.map((s) => `  server ${s.name} ${s.address} ${check}`),
   ];
   for (const tracker of topology.trackers) {

@@ -49,6 +49,8 @@ export interface ServerState {
   status: string;
   /** Connections it holds now. */
   sessions: number;
+  /** Connections it has been given since HAProxy started. */
+  total: number;
 }
 
 /** Each backend server as HAProxy sees it (`show stat` on the admin socket). */
@@ -65,5 +67,5 @@ export async function haproxyServers(layout: ClusterLayout): Promise<ServerState
   return rows
     .map((line) => line.split(','))
     .filter((row) => !['FRONTEND', 'BACKEND'].includes(at(row, 'svname')))
-    .map((row) => ({ backend: at(row, 'pxname'), server: at(row, 'svname'), status: at(row, 'status'), sessions: Number(at(row, 'scur')) }));
+    .map((row) => ({ backend: at(row, 'pxname'), server: at(row, 'svname'), status: at(row, 'status'), sessions: Number(at(row, 'scur')), total: Number(at(row, 'stot')) }));
 }

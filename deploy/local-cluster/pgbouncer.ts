@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ClusterLayout } from './cluster-layout.ts';
 import { isRunning, readPid, sleep, stopProcess } from './pid-file.ts';
 import { DATABASE_NAME } from './postgres-pair.ts';
-import { ownedDirectory, run } from './postgres-user.ts';
+import { ownedDirectory, passableByPostgres, run } from './postgres-user.ts';
 
 /**
  * PgBouncer's pool mode in front of the primary. `session`: a client holds its server connection
@@ -49,6 +49,7 @@ export function pgbouncerRunning(layout: ClusterLayout): boolean {
 
 export async function startPgbouncer(layout: ClusterLayout): Promise<void> {
   if (pgbouncerRunning(layout)) return;
+  passableByPostgres(layout.dir);
   const dir = await ownedDirectory(layout.paths.pgbouncer);
   const config = join(dir, 'pgbouncer.ini');
   writeFileSync(config, pgbouncerConfig(layout));

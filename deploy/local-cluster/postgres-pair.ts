@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterLayout } from './cluster-layout.ts';
 import { isRunning, readPid } from './pid-file.ts';
-import { ownedDirectory, run } from './postgres-user.ts';
+import { ownedDirectory, passableByPostgres, run } from './postgres-user.ts';
 
 // PostgreSQL 15 (Debian's binaries) as a primary and a streaming replica made from it with
 // pg_basebackup -R; the fleet database, with PostGIS, is made on the primary before the copy.
@@ -34,6 +34,7 @@ async function start(layout: ClusterLayout, member: Member): Promise<void> {
 }
 
 export async function startPostgresPair(layout: ClusterLayout): Promise<void> {
+  passableByPostgres(layout.dir);
   await ownedDirectory(layout.paths.postgres);
   await ownedDirectory(root(layout, 'primary'));
   if (!existsSync(join(dataDir(layout, 'primary'), 'PG_VERSION'))) {

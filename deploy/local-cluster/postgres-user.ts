@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
@@ -32,4 +32,11 @@ export async function ownedDirectory(dir: string): Promise<string> {
     chownSync(dir, postgresIds.uid, postgresIds.gid);
   }
   return dir;
+}
+
+/** As root: lets the postgres user pass through `dir` (a mkdtemp directory is 0700) to the directories it owns below. */
+export function passableByPostgres(dir: string): void {
+  if (!asRoot) return;
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001);
 }
