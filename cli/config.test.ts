@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       readDatabaseUrl: undefined,
       readReplicaMaxLagMs: 5000,
+      databasePoolMode: 'session',
+      listenDatabaseUrl: undefined,
       redisUrl: undefined,
       logLevel: 'info',
       rateLimit: { max: 50, windowMs: 10_000 },
@@ -186,6 +188,8 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://fleet:pw@db:5432/fleet',
       readDatabaseUrl: undefined,
       readReplicaMaxLagMs: 5000,
+      databasePoolMode: 'session',
+      listenDatabaseUrl: undefined,
       redisUrl: 'rediss://cache:6380',
       logLevel: 'debug',
       rateLimit: { max: 10, windowMs: 1000 },
@@ -296,6 +300,17 @@ describe('loadConfig', () => {
     expect(loadConfig({}).readDatabaseUrl).toBeUndefined();
     expect(loadConfig({ READ_REPLICA_MAX_LAG_MS: '1500' }).readReplicaMaxLagMs).toBe(1500);
     expect(startupErrorOf({ READ_REPLICA_MAX_LAG_MS: '50' })).toBe('READ_REPLICA_MAX_LAG_MS must be an integer from 100 to 3600000, got "50"');
+  });
+
+  it('takes DATABASE_POOL_MODE session or transaction and DATABASE_LISTEN_URL, both only beside DATABASE_URL', () => {
+    const pooled = loadConfig({ DATABASE_URL: 'postgres://u@bouncer:6432/d', DATABASE_POOL_MODE: 'transaction', DATABASE_LISTEN_URL: 'postgres://u@db:5432/d' });
+    expect(pooled).toMatchObject({ databasePoolMode: 'transaction', listenDatabaseUrl: 'postgres://u@db:5432/d' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/d', DATABASE_POOL_MODE: 'session' }).databasePoolMode).toBe('session');
+    expect(startupErrorOf({ DATABASE_URL: 'postgres://u@h/d', DATABASE_POOL_MODE: 'statement' })).toBe(
+      'DATABASE_POOL_MODE must be one of session, transaction (PgBouncer\'s pool_mode), got "statement"',
+    );
+    expect(startupErrorOf({ DATABASE_POOL_MODE: 'transaction' })).toBe('DATABASE_POOL_MODE=transaction is set without DATABASE_URL; it describes the pooler at DATABASE_URL');
+    expect(startupErrorOf({ DATABASE_LISTEN_URL: 'postgres://u@db/d' })).toBe("DATABASE_LISTEN_URL is set without DATABASE_URL; it is a second way to DATABASE_URL's database");
   });
 
   it('rejects a REDIS_URL that is not a Redis URL', () => {

@@ -8,6 +8,7 @@ import { defaultMaxConnections } from '../runtime/file-descriptor-limit.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import { DEFAULT_READ_REPLICA_MAX_LAG_MS } from '../db/read-replica.ts';
+import { POOL_MODES, type PoolMode } from '../db/database.ts';
 import type { RedisClusterSettings } from '../runtime/redis-client.ts';
 import { redisClusterSettings } from './redis-cluster-nodes.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
@@ -27,6 +28,10 @@ export interface Config {
   readDatabaseUrl: string | undefined;
   /** READ_REPLICA_MAX_LAG_MS: a replica further behind the primary is skipped until it catches up. */
   readReplicaMaxLagMs: number;
+  /** DATABASE_POOL_MODE: `transaction` when DATABASE_URL is a pooler in transaction mode (PgBouncer's pool_mode). */
+  databasePoolMode: PoolMode;
+  /** DATABASE_LISTEN_URL: a direct PostgreSQL connection for LISTEN, when DATABASE_URL's pooler cannot carry it. */
+  listenDatabaseUrl: string | undefined;
   redisUrl: string | undefined;
   /** REDIS_CLUSTER_NODES with REDIS_PASSWORD: a Redis Cluster instead of REDIS_URL (never both). */
   redisCluster: RedisClusterSettings | undefined;
@@ -341,6 +346,21 @@ function readDatabaseUrl(env: Env): string | undefined {
   return readUrl;
 }
 
+/** DATABASE_POOL_MODE: session (the default) or transaction, as the pooler at DATABASE_URL runs. */
+function databasePoolMode(env: Env): PoolMode {
+  const mode = (env.DATABASE_POOL_MODE || 'session') as PoolMode;
+  if (!POOL_MODES.includes(mode)) throw new StartupError(`DATABASE_POOL_MODE must be one of ${POOL_MODES.join(', ')} (PgBouncer's pool_mode), got "${env.DATABASE_POOL_MODE}"`);
+  if (mode === 'transaction' && !env.DATABASE_URL) throw new StartupError('DATABASE_POOL_MODE=transaction is set without DATABASE_URL; it describes the pooler at DATABASE_URL');
+  return mode;
+}
+
+/** DATABASE_LISTEN_URL: the same database as DATABASE_URL, reached without a transaction pooler. */
+function listenDatabaseUrl(env: Env): string | undefined {
+  const listenUrl = url(env, 'DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']);
+  if (listenUrl && !env.DATABASE_URL) throw new StartupError('DATABASE_LISTEN_URL is set without DATABASE_URL; it is a second way to DATABASE_URL\'s database');
+  return listenUrl;
+}
+
 /** Reads the configuration from environment variables; every variable is documented in the README. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -354,6 +374,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     readDatabaseUrl: readDatabaseUrl(env),
     readReplicaMaxLagMs: integer(env, 'READ_REPLICA_MAX_LAG_MS', DEFAULT_READ_REPLICA_MAX_LAG_MS, 100, 3_600_000),
+    databasePoolMode: databasePoolMode(env),
+    listenDatabaseUrl: listenDatabaseUrl(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisCluster: redisClusterSettings(env),
     logLevel,

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrator.ts';
  * mode it goes through a running server's socket when there is one, since PGlite allows one process.
  */
 export async function withDatabase<T>(config: Config, run: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'share', poolSize: 2 });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, poolMode: config.databasePoolMode, dataDir: config.dataDir, embedded: 'share', poolSize: 2 });
   try {
     await migrateToLatest(handle.db);
     return await run(handle);

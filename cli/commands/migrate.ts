@@ -8,7 +8,7 @@ export const migrateUsage = 'fleet migrate [--json]';
 
 export async function migrateCommand(config: Config, argv: string[]): Promise<void> {
   const parsed = parseCommand(argv, {});
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'share', poolSize: 1 });
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, poolMode: config.databasePoolMode, dataDir: config.dataDir, embedded: 'share', poolSize: 1 });
   try {
     const applied = await migrateToLatest(handle.db);
     printResult(

@@ -50,8 +50,9 @@ export async function startApiRole(
     firstRun?: FirstRunSetup;
   },
 ): Promise<RunningApi> {
-  // One reader of the event log for every stream this process serves; NOTIFY wakes it on PostgreSQL.
-  const eventFeed = await EventFeed.open(deps.database.db, log, deps.database.pool, { pollMs: deps.database.pool ? 250 : 100 });
+  // One reader of the event log for every stream this process serves; NOTIFY wakes it where it can LISTEN.
+  const listen = deps.database.listenPool;
+  const eventFeed = await EventFeed.open(deps.database.db, log, listen, { pollMs: listen ? 250 : 100 });
   const app = createApp({
     db: deps.database.db,
     staleReads: deps.database.staleReads,

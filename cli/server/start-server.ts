@@ -108,10 +108,12 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const keys = keyPrefix(config.databaseUrl, 'cluster' in (redisTarget ?? {}));
     const database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: 'own',
+      poolMode: config.databasePoolMode, listenDatabaseUrl: config.listenDatabaseUrl,
       // Only the API reads what may be stale; the engine and ingest read their own writes.
       ...(roles.has('api') ? { readDatabaseUrl: config.readDatabaseUrl, readReplicaMaxLagMs: config.readReplicaMaxLagMs } : {}),
     });
     stack.push('database', () => database.close());
+    for (const warning of database.warnings) log.warn(warning);
     await migrate(database, log);
 
     const queues = redisTarget

@@ -102,8 +102,8 @@ export async function startWebhookDelivery(database: DatabaseHandle, backend: Qu
   const sweepTimer = setInterval(() => void sweep(), settings.sweepMs);
   sweepTimer.unref();
   let notifications: NotificationListener | undefined;
-  if (database.pool) {
-    notifications = listenForNotifications(database.pool, 'fleetcore_events', fanOut.wake);
+  if (database.listenPool) {
+    notifications = listenForNotifications(database.listenPool, 'fleetcore_events', fanOut.wake);
     await notifications.ready;
   }
   fanOut.wake();

@@ -1,0 +1,127 @@
+import { EventSource } from 'eventsource';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/database.ts';
+import { preparedStatementPool } from '../db/prepared-statement-pool.ts';
+import { fixtures } from '../simulators/fleet-records.ts';
+import { freePort, freshDatabase, serve } from './support/fleet-process.ts';
+import { pgbouncerInstalled, startPgBouncer, type PgBouncerPoolMode, type PgBouncerServer } from './support/pgbouncer-server.ts';
+import { scriptedTracker } from './support/scripted-tracker.ts';
+
+// `fleet serve` with DATABASE_URL pointing at a real PgBouncer (Debian's 1.18) in transaction and in
+// session pooling: a tracker's fixes stored, geofence events produced by the engine, API reads and an
+// event stream answering through the pooler, and a geofence created after start used at once, which
+// only a NOTIFY can do here (the geofence poll is a minute).
+
+const OUTSIDE = { latitude: 19.3, longitude: -99.3 };
+const DEPOT = { latitude: 19.4, longitude: -99.1 };
+
+const skipReason = !process.env.DATABASE_URL ? 'needs DATABASE_URL' : !pgbouncerInstalled ? 'needs pgbouncer (apt-get install pgbouncer)' : undefined;
+
+/** The PostgreSQL behind DATABASE_URL, for the PgBouncer in front of it. */
+function upstream(): { host: string; port: number } {
+  const url = new URL(process.env.DATABASE_URL!);
+  return { host: url.hostname, port: Number(url.port || 5432) };
+}
+
+describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  it('names DATABASE_POOL_MODE=transaction when a prepared statement is lost to transaction pooling', async () => {
+    const bouncer = await startPgBouncer({ ...upstream(), poolMode: 'transaction' });
+    const database = new URL(process.env.DATABASE_URL!).pathname.slice(1);
+    const pool = new pg.Pool({ connectionString: bouncer.url(database), max: 1 });
+    const other = new pg.Client({ connectionString: bouncer.url(database) });
+    try {
+      const client = await preparedStatementPool(pool).connect();
+      await client.query('SELECT 1 AS one', []); // prepared on the only server session
+      await other.connect();
+      await other.query('BEGIN'); // holds that session: the next statement gets a new one
+      await expect(client.query('SELECT 1 AS one', [])).rejects.toThrow(/does not exist.*set DATABASE_POOL_MODE=transaction/);
+      client.release();
+    } finally {
+      await other.end().catch(() => undefined);
+      await pool.end();
+      await bouncer.stop();
+    }
+  }, 30_000);
+
+  describe.each<{ mode: PgBouncerPoolMode; listenDirect: boolean }>([
+    { mode: 'transaction', listenDirect: true },
+    { mode: 'session', listenDirect: false },
+  ])('pool_mode = $mode', ({ mode, listenDirect }) => {
+    let bouncer: PgBouncerServer;
+    beforeAll(async () => {
+      // Transaction mode: few server connections for the process's ten, so consecutive transactions of
+      // one client land on different sessions. Session mode: one for each connection the process holds.
+      bouncer = await startPgBouncer({ ...upstream(), poolMode: mode, poolSize: mode === 'transaction' ? 3 : 20 });
+    });
+    afterAll(async () => bouncer?.stop());
+
+    it('stores fixes, produces geofence events, answers the API and follows a new geofence at once', async () => {
+      const fresh = await freshDatabase();
+      try {
+        const setup = await openDatabase({ databaseUrl: fresh.env.DATABASE_URL, dataDir: '', embedded: 'own' });
+        const make = fixtures(setup.db);
+        const { account, user, key } = await make.tenant();
+        const imei = '356307042449601';
+        await make.device(account.id, { imei, name: 'Pooled Van', userIds: [user.id] });
+        await setup.close();
+
+        const trackerPort = await freePort();
+        const server = await serve({
+          DATABASE_URL: bouncer.url(fresh.name!),
+          DATABASE_POOL_MODE: mode,
+          ...(listenDirect ? { DATABASE_LISTEN_URL: fresh.env.DATABASE_URL! } : {}),
+          GEOFENCE_POLL_MS: '60000',
+          PORT: '0',
+          TELTONIKA_PORT: String(trackerPort),
+        });
+        const auth = { Authorization: `Bearer ${key}` };
+        const api = async (path: string, init: RequestInit = {}) => {
+          const response = await fetch(`${server.url}/api/v1${path}`, { ...init, headers: { ...auth, 'Content-Type': 'application/json' } });
+          return { status: response.status, body: (await response.json()) as any };
+        };
+        const stream = new EventSource(`${server.url}/api/v1/events/stream?types=vehicle.geofence.*`, {
+          fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...auth } }),
+        });
+        const streamed: string[] = [];
+        stream.addEventListener('vehicle.geofence.enter', () => streamed.push('enter'));
+        stream.addEventListener('vehicle.geofence.exit', () => streamed.push('exit'));
+        const tracker = await scriptedTracker(trackerPort, imei);
+        try {
+          await tracker.report(OUTSIDE);
+          // Created after start: the engine only learns of it from the change log, read at NOTIFY (the poll is a minute away).
+          const created = await api('/geofences', { method: 'POST', body: JSON.stringify({ name: 'Depot', type: 'circle', center: { lat: DEPOT.latitude, lng: DEPOT.longitude }, radiusMeters: 300 }) });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          await new Promise((r) => setTimeout(r, 1_000));
+          const at = Date.now();
+          // In and out a few times: many transactions from every pool client, each on whichever server session is free.
+          for (let i = 0; i < 4; i++) {
+            await tracker.report({ ...DEPOT, time: new Date(at - 60_000 + i * 10_000) });
+            await tracker.report({ ...OUTSIDE, time: new Date(at - 55_000 + i * 10_000) });
+          }
+          const expected = ['enter', 'exit', 'enter', 'exit', 'enter', 'exit', 'enter', 'exit'];
+          const logged = async () => ((await api('/events?types=vehicle.geofence.*&order=asc&limit=100')).body.data as Array<{ type: string }>).map((e) => e.type.slice('vehicle.geofence.'.length));
+          const deadline = Date.now() + 20_000;
+          while ((await logged()).length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+          expect(await logged(), server.output()).toEqual(expected);
+          while (streamed.length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+          expect(streamed).toEqual(expected);
+
+          const status = await api('/devices/status');
+          expect(status.body.data.find((d: { deviceId: string }) => d.deviceId === imei)).toMatchObject({ latitude: OUTSIDE.latitude });
+          const history = await api(`/vehicles/${imei}/positions?limit=100`);
+          expect(history.status).toBe(200);
+          expect(history.body.data).toHaveLength(9);
+          expect(server.output()).not.toMatch(/prepared statement|does not exist|error/i);
+        } finally {
+          tracker.close();
+          stream.close();
+          server.process.kill('SIGTERM');
+          expect(await server.exited, server.output()).toEqual({ code: 0, signal: null });
+        }
+      } finally {
+        await fresh.destroy();
+      }
+    }, 120_000);
+  });
+});
