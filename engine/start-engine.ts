@@ -94,7 +94,7 @@ export interface RunningEngine {
 export async function startEngine(database: DatabaseHandle, backend: QueueBackend, log: Logger, settings: EngineSettings): Promise<RunningEngine> {
   const { db } = database;
   // Half the log's retention: a catalog that stalled that long may have missed pruned changes.
-  const catalog = await GeofenceCatalog.open(db, log, database.pool, {
+  const catalog = await GeofenceCatalog.open(db, log, database.listenPool, {
     pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
   });
   const queues = new EngineQueues(backend, settings.queues ?? 1);
