@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterLayout } from './cluster-layout.ts';
 import { renderHaproxyConfig } from './haproxy-config.ts';
+import { committedComposeConfig, composeTopology } from './compose-haproxy.ts';
 import { localTopology } from './haproxy.ts';
 
 const layout = clusterLayout(17000, '/tmp/fleet-local-cluster');
@@ -52,11 +53,26 @@ describe('renderHaproxyConfig for the local cluster', () => {
     expect(defaults).toEqual(expect.arrayContaining(['timeout client 660s', 'timeout server 660s', 'retries 3', 'option redispatch 1']));
   });
 
-  const haproxyInstalled = spawnSync('haproxy', ['-v']).status === 0;
-  it.skipIf(!haproxyInstalled)(`is a configuration haproxy -c accepts${haproxyInstalled ? '' : ' (skipped: haproxy is not installed)'}`, () => {
+});
+
+describe('deploy/local-cluster/haproxy.cfg (docker-compose.yml, profile cluster)', () => {
+  it('is the same rendering, for the compose services on the usual ports, resolved through Docker\'s DNS', () => {
+    const rendered = renderHaproxyConfig(composeTopology());
+    expect(committedComposeConfig(), 'regenerate: node --import tsx deploy/local-cluster/compose-haproxy.ts > deploy/local-cluster/haproxy.cfg').toBe(rendered);
+    expect(rendered).toContain('  server ingest-2 cluster-ingest-2:5027 check inter 1s fall 2 rise 2 resolvers dns init-addr libc,none send-proxy-v2');
+    expect(rendered).toContain('  nameserver dns1 127.0.0.11:53');
+  });
+});
+
+const haproxyInstalled = spawnSync('haproxy', ['-v']).status === 0;
+describe.skipIf(!haproxyInstalled)(`haproxy -c${haproxyInstalled ? '' : ' (skipped: haproxy is not installed)'}`, () => {
+  it.each([
+    ['the local cluster\'s', (dir: string) => renderHaproxyConfig({ ...localTopology(layout), statsSocket: join(dir, 'admin.sock') })],
+    ['the compose file\'s', () => committedComposeConfig()],
+  ])('accepts %s configuration', (_, config) => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-haproxy-config-'));
     try {
-      writeFileSync(join(dir, 'haproxy.cfg'), renderHaproxyConfig({ ...localTopology(layout), statsSocket: join(dir, 'admin.sock') }));
+      writeFileSync(join(dir, 'haproxy.cfg'), config(dir));
       const check = spawnSync('haproxy', ['-c', '-f', join(dir, 'haproxy.cfg')], { encoding: 'utf8' });
       expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
     } finally {

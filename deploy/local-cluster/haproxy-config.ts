@@ -13,6 +13,11 @@ export interface HaproxyTopology {
   statsBind?: string;
   /** The admin socket (`show stat` …); omitted, none. */
   statsSocket?: string;
+  /**
+   * A DNS server to resolve the servers' names with, again while running (Docker's 127.0.0.11:53, so a
+   * container started again with another address is found); omitted, addresses are resolved once at start.
+   */
+  dnsResolver?: string;
   /** Seconds a silent connection is kept: above fleet's TRACKER_IDLE_TIMEOUT_S (600), so fleet, not HAProxy, closes idle trackers. */
   idleTimeoutS?: number;
 }
@@ -25,12 +30,13 @@ export interface HaproxyTopology {
  */
 export function renderHaproxyConfig(topology: HaproxyTopology): string {
   const idle = topology.idleTimeoutS ?? 660;
-  const check = 'check inter 1s fall 2 rise 2';
+  const check = `check inter 1s fall 2 rise 2${topology.dnsResolver ? ' resolvers dns init-addr libc,none' : ''}`;
   const lines = [
     '# Rendered by deploy/local-cluster/haproxy-config.ts.',
     'global',
     '  maxconn 4096',
     ...(topology.statsSocket ? [`  stats socket ${topology.statsSocket} mode 600 level admin`] : []),
+    ...(topology.dnsResolver ? ['', 'resolvers dns', `  nameserver dns1 ${topology.dnsResolver}`, '  hold valid 10s'] : []),
     '',
     'defaults',
     '  timeout connect 5s',
