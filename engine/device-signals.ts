@@ -1,46 +1,78 @@
 import type { EngineQueues } from './engine-queues.ts';
 
+/** What DeviceSignals needs of the engine queues: which one a device goes to, and a signal to one. */
+export type SignalledQueues = Pick<EngineQueues, 'count' | 'indexOf' | 'signalQueue'>;
+
 /**
- * Ingest's side of the engine queue: the devices of each committed batch are gathered for a few
+ * Ingest's side of the engine queues: the devices of each committed batch are gathered for a few
  * milliseconds and sent as one `devices` job per engine queue they go to, never one job per position
  * (measured: a job per position caps the pipeline near 4,000 positions/s, as Redis runs a script per job).
+ * Each queue's devices are gathered apart and a queue whose devices reach `maxDevices` is sent alone:
+ * under load each queue's jobs stay full, so N queues carry a job rate each of 1/N of the one queue's
+ * rather than N jobs for every one it had.
  */
 export class DeviceSignals {
-  private waiting = new Set<number>();
-  /** When the first of the waiting devices was committed: the engine's lag is measured from it. */
-  private since = 0;
+  /** Per queue: the devices waiting, and when the first of them was committed (the engine's lag is measured from it). */
+  private readonly waiting: Array<{ devices: Set<number>; since: number }>;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly queues: Pick<EngineQueues, 'signal'>,
+    private readonly queues: SignalledQueues,
     private readonly onError: (error: Error) => void,
     private readonly delayMs = 100,
     private readonly maxDevices = 2000,
-  ) {}
-
-  add(deviceIds: readonly number[]): void {
-    if (this.waiting.size === 0) this.since = Date.now();
-    for (const id of deviceIds) this.waiting.add(id);
-    if (this.waiting.size >= this.maxDevices) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.delayMs);
+  ) {
+    this.waiting = Array.from({ length: queues.count }, () => ({ devices: new Set<number>(), since: 0 }));
   }
 
-  private flush(): void {
+  add(deviceIds: readonly number[]): void {
+    const now = Date.now();
+    for (const id of deviceIds) {
+      const queue = this.waiting[this.queues.indexOf(id)]!;
+      if (queue.devices.size === 0) queue.since = now;
+      queue.devices.add(id);
+    }
+    const full = this.indices((queue) => queue.devices.size >= this.maxDevices);
+    if (full.length > 0) this.flush(full);
+    if (this.indices((queue) => queue.devices.size > 0).length === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else {
+      this.timer ??= setTimeout(() => this.flushAll(), this.delayMs);
+    }
+  }
+
+  private indices(which: (queue: { devices: Set<number> }) => boolean): number[] {
+    const found: number[] = [];
+    this.waiting.forEach((queue, i) => which(queue) && found.push(i));
+    return found;
+  }
+
+  private flushAll(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.waiting.size === 0) return;
-    const deviceIds = [...this.waiting];
-    const committedAt = this.since;
-    this.waiting = new Set();
+    this.flush(this.indices((queue) => queue.devices.size > 0));
+  }
+
+  private flush(indices: readonly number[]): void {
+    const signals = indices.map((i) => {
+      const queue = this.waiting[i]!;
+      const signal = { index: i, deviceIds: [...queue.devices], committedAt: queue.since };
+      queue.devices = new Set();
+      return signal;
+    });
+    if (signals.length === 0) return;
     // A lost signal delays evaluation but loses nothing: the engine catches up from its cursors at
     // start and each device's next batch signals it again.
-    this.sending = this.sending.then(() => this.queues.signal(deviceIds, committedAt).catch(this.onError));
+    this.sending = this.sending.then(async () => {
+      await Promise.all(signals.map((s) => this.queues.signalQueue(s.index, s.deviceIds, s.committedAt).catch(this.onError)));
+    });
   }
 
   /** Sends what is waiting (shutdown). */
   async close(): Promise<void> {
-    this.flush();
+    this.flushAll();
     await this.sending;
   }
 }

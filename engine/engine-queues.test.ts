@@ -111,6 +111,20 @@ describe('EngineQueues on the in-process backend', () => {
     ]);
   });
 
+  it('sends a queue whose devices reach the maximum at once and alone, so each queue\'s jobs stay full', async () => {
+    backend = inProcessQueues();
+    const queues = new EngineQueues(backend, 2);
+    const seen = recordDevicesJobs(backend, queues);
+    const signals = new DeviceSignals(queues, (error) => { throw error; }, 60_000, 3);
+    signals.add([2, 1, 4]);
+    signals.add([6, 3]);
+    await until(() => seen.get('fleetcore-engine')!.length === 1);
+    expect(Object.fromEntries(seen)).toEqual({ 'fleetcore-engine': [[2, 4, 6]], 'fleetcore-engine-1': [] });
+    await signals.close();
+    await until(() => seen.get('fleetcore-engine-1')!.length === 1);
+    expect(Object.fromEntries(seen)).toEqual({ 'fleetcore-engine': [[2, 4, 6]], 'fleetcore-engine-1': [[1, 3]] });
+  });
+
   it('refuses a count outside 1 to 64', () => {
     backend = inProcessQueues();
     expect(() => new EngineQueues(backend, 0)).toThrow(/from 1 to 64, got 0/);

@@ -58,11 +58,23 @@ export class EngineQueues {
     return this.all[0]!;
   }
 
+  get count(): number {
+    return this.all.length;
+  }
+
+  /** The index of the queue `deviceId`'s signals go to. */
+  indexOf(deviceId: number): number {
+    return queueIndexOf(deviceId, this.all.length);
+  }
+
   /** One `devices` job on each queue that any of `deviceIds` goes to. */
   async signal(deviceIds: readonly number[], committedAt?: number): Promise<void> {
     const groups = splitByQueue(deviceIds, this.all.length);
-    await Promise.all(
-      groups.map((ids, i) => (ids.length === 0 ? undefined : this.all[i]!.add('devices', { deviceIds: ids, ...(committedAt === undefined ? {} : { committedAt }) }))),
-    );
+    await Promise.all(groups.map((ids, i) => (ids.length === 0 ? undefined : this.signalQueue(i, ids, committedAt))));
+  }
+
+  /** A `devices` job on queue `index`, whose devices the caller took from indexOf. */
+  async signalQueue(index: number, deviceIds: readonly number[], committedAt?: number): Promise<void> {
+    await this.all[index]!.add('devices', { deviceIds: [...deviceIds], ...(committedAt === undefined ? {} : { committedAt }) });
   }
 }
