@@ -1,6 +1,7 @@
 import { layoutFromEnvironment, type ClusterLayout } from './cluster-layout.ts';
 import { haproxyRunning, haproxyServers } from './haproxy.ts';
 import { down, status, up } from './local-cluster.ts';
+import { postgresUrl } from './postgres-pair.ts';
 
 // npm run local-cluster -- up | down [--purge] | status
 // LOCAL_CLUSTER_DIR (default .local-cluster/ in the repository) and LOCAL_CLUSTER_PORT_BASE (17000).
@@ -14,6 +15,8 @@ API (through HAProxy):  http://127.0.0.1:${layout.apiPort}   (reference: /docs, 
 Trackers (HAProxy):     ${layout.trackers.map((t) => `${t.protocol} ${t.public}`).join(', ')}
                         e.g. Teltonika devices to 127.0.0.1:${teltonika.public}
 HAProxy statistics:     http://127.0.0.1:${layout.statsPort}/stats
+First account:          DATABASE_URL=${postgresUrl(layout.pgbouncerPort)} PORT=${layout.apiPort} PUBLIC_URL=http://127.0.0.1:${layout.apiPort} npm run fleet -- demo
+                        (or account create and user create; an API node's one-time console link works only at that node)
 State and logs:         ${layout.dir} (fleet/<node>.log, redis/, postgres/, pgbouncer/, haproxy/)
 Stop:                   npm run local-cluster -- down   (add --purge to delete the data too)`);
 }
@@ -53,6 +56,9 @@ async function main(argv: string[]): Promise<number> {
   console.error(USAGE);
   return 2;
 }
+
+// A reader that went away (`| head`) must not stop `up` half-way.
+process.stdout.on('error', () => undefined);
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
