@@ -52,7 +52,7 @@ describe('loadConfig', () => {
       },
       httpMaxConnections: defaultMaxConnections(),
       engine: {
-        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, maintenanceCheckMs: 60_000, geofencePollMs: 500, concurrency: 2, roadFactor: 1.3, defaultSpeedKmh: 40,
+        etaRefreshMs: 30_000, inactivitySweepMs: 60_000, maintenanceCheckMs: 60_000, geofencePollMs: 500, concurrency: 2, queues: 1, roadFactor: 1.3, defaultSpeedKmh: 40,
         lateWindowMs: 3_600_000, lateFixesRetentionMs: 7 * 86_400_000, geofenceChangesRetentionMs: 86_400_000, pruneIntervalMs: 3_600_000,
         overspeedHysteresisKmh: 5,
         addressReuseM: 100,
@@ -177,6 +177,7 @@ describe('loadConfig', () => {
       MAINTENANCE_CHECK_S: '120',
       GEOFENCE_POLL_MS: '250',
       ENGINE_CONCURRENCY: '4',
+      ENGINE_QUEUES: '3',
       ETA_ROAD_FACTOR: '1.5',
       ETA_DEFAULT_SPEED_KMH: '30',
       DEMO_SIMULATE: 'false',
@@ -212,7 +213,7 @@ describe('loadConfig', () => {
       },
       httpMaxConnections: 300,
       engine: {
-        etaRefreshMs: 10_000, inactivitySweepMs: 15_000, maintenanceCheckMs: 120_000, geofencePollMs: 250, concurrency: 4, roadFactor: 1.5, defaultSpeedKmh: 30,
+        etaRefreshMs: 10_000, inactivitySweepMs: 15_000, maintenanceCheckMs: 120_000, geofencePollMs: 250, concurrency: 4, queues: 3, roadFactor: 1.5, defaultSpeedKmh: 30,
         lateWindowMs: 600_000, lateFixesRetentionMs: 30 * 86_400_000, geofenceChangesRetentionMs: 48 * 3_600_000, pruneIntervalMs: 600_000,
         overspeedHysteresisKmh: 0,
         addressReuseM: 250,
@@ -361,6 +362,8 @@ describe('loadConfig', () => {
 
   it('rejects the numeric limits out of range, naming the variable', () => {
     expect(startupErrorOf({ RATE_LIMIT_MAX: '0' })).toMatch(/^RATE_LIMIT_MAX must be an integer from 1 to /);
+    expect(startupErrorOf({ ENGINE_QUEUES: '0' })).toBe('ENGINE_QUEUES must be an integer from 1 to 64, got "0"');
+    expect(startupErrorOf({ ENGINE_QUEUES: '65' })).toBe('ENGINE_QUEUES must be an integer from 1 to 64, got "65"');
     expect(startupErrorOf({ BODY_LIMIT_BYTES: '10' })).toMatch(/^BODY_LIMIT_BYTES must be an integer from 1024 to /);
     expect(startupErrorOf({ INACTIVE_AFTER_MINUTES: '0' })).toBe('INACTIVE_AFTER_MINUTES must be a positive number, got "0"');
     expect(startupErrorOf({ MOVING_SPEED_KMH: 'fast' })).toBe('MOVING_SPEED_KMH must be a positive number, got "fast"');
