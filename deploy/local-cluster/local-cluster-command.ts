@@ -22,7 +22,7 @@ Stop:                   npm run local-cluster -- down   (add --purge to delete t
 }
 
 async function printStatus(layout: ClusterLayout): Promise<void> {
-  for (const part of status(layout)) console.log(`${part.running ? 'running' : 'stopped'}  ${part.part}${part.port ? ` (${part.port})` : ''}`);
+  for (const part of status(layout)) console.log(`${part.running ? 'running' : 'stopped'}  ${part.part}${part.ports.length > 0 ? ` (${part.ports[0]})` : ''}`);
   if (haproxyRunning(layout)) {
     const servers = await haproxyServers(layout);
     const down = servers.filter((s) => s.status !== 'UP' && s.backend !== 'stats');

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ClusterLayout } from './cluster-layout.ts';
 import { fleetNodePid, fleetNodes, migrateDatabase, startFleetNode, stopFleetNode } from './fleet-nodes.ts';
@@ -50,6 +51,7 @@ export async function up(layout: ClusterLayout, options: UpOptions = {}): Promis
   if (missing.length > 0) throw new Error(`the local cluster needs ${missing.join('; ')}`);
   const progress = options.progress ?? (() => undefined);
   claimDirectory(layout);
+  await checkPortsFree(layout);
   progress(`Redis Cluster on ${layout.redisPorts.join(', ')}; PostgreSQL primary on ${layout.postgresPrimaryPort}, replica on ${layout.postgresReplicaPort}`);
   await Promise.all([startRedisCluster(layout), startPostgresPair(layout)]);
   progress(`PgBouncer on ${layout.pgbouncerPort}`);
@@ -89,21 +91,42 @@ export async function down(layout: ClusterLayout, options: { purge?: boolean } =
 
 export interface PartStatus {
   part: string;
-  port?: number;
+  /** The ports it listens on; the first is the one to show. */
+  ports: number[];
   running: boolean;
 }
 
 export function status(layout: ClusterLayout): PartStatus[] {
+  const nodePorts = (role: string, index: number): number[] =>
+    role === 'api' ? [layout.apiNodePorts[index]!] : role === 'ingest' ? layout.trackers.map((t) => t.nodes[index]!) : [];
   return [
-    ...layout.redisPorts.map((port, i) => ({ part: `redis-${i + 1}${i < layout.redisPorts.length / 2 ? '' : ' (replica at start)'}`, port, running: redisNodeRunning(layout, port) })),
-    { part: 'postgres-primary', port: layout.postgresPrimaryPort, running: postgresRunning(layout, 'primary') },
-    { part: 'postgres-replica', port: layout.postgresReplicaPort, running: postgresRunning(layout, 'replica') },
-    { part: 'pgbouncer', port: layout.pgbouncerPort, running: pgbouncerRunning(layout) },
-    ...fleetNodes().map((node) => ({
-      part: node.name,
-      ...(node.role === 'api' ? { port: layout.apiNodePorts[node.index] } : node.role === 'ingest' ? { port: layout.trackers[0]!.nodes[node.index] } : {}),
-      running: fleetNodePid(layout, node) !== undefined,
-    })),
-    { part: 'haproxy', port: layout.apiPort, running: haproxyRunning(layout) },
+    ...layout.redisPorts.map((port, i) => ({ part: `redis-${i + 1}${i < layout.redisPorts.length / 2 ? '' : ' (replica at start)'}`, ports: [port], running: redisNodeRunning(layout, port) })),
+    { part: 'postgres-primary', ports: [layout.postgresPrimaryPort], running: postgresRunning(layout, 'primary') },
+    { part: 'postgres-replica', ports: [layout.postgresReplicaPort], running: postgresRunning(layout, 'replica') },
+    { part: 'pgbouncer', ports: [layout.pgbouncerPort], running: pgbouncerRunning(layout) },
+    ...fleetNodes().map((node) => ({ part: node.name, ports: nodePorts(node.role, node.index), running: fleetNodePid(layout, node) !== undefined })),
+    { part: 'haproxy', ports: [layout.apiPort, layout.statsPort, ...layout.trackers.map((t) => t.public)], running: haproxyRunning(layout) },
   ];
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Refuses to start a part whose port another program holds: a daemon would fail after forking, or,
+ * worse, a Redis already there would be taken for one of the cluster's.
+ */
+async function checkPortsFree(layout: ClusterLayout): Promise<void> {
+  const taken: string[] = [];
+  for (const part of status(layout).filter((p) => !p.running)) {
+    for (const port of part.ports) if (!(await portFree(port))) taken.push(`${port} (${part.part})`);
+  }
+  if (taken.length > 0) {
+    throw new Error(`another program listens on ${taken.join(', ')}: stop it, or choose other ports with LOCAL_CLUSTER_PORT_BASE (now ${layout.portBase})`);
+  }
 }
