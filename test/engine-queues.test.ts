@@ -1,10 +1,12 @@
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { queueIndexOf } from '../engine/engine-queues.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
+import { engineOutput, seedMixedFleet } from './support/mixed-fleet.ts';
 import { parsePrometheusText, sampleValue } from './support/prometheus-text.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
 
@@ -12,7 +14,9 @@ import { scriptedTracker } from './support/scripted-tracker.ts';
 // mod 3), drive through a depot; each gets its geofence enter and exit, the signals went to every
 // queue, and the metrics report each queue. Then the queue count changes under a split deployment
 // (ingest still on 3 queues, the engine on 2): the signals ingest leaves in the queue nobody works
-// any more are caught up from the cursors, and every device still gets its events, in order.
+// any more are caught up from the cursors, and every device still gets its events, in order. Last,
+// a mixed fleet's stored fixes evaluated by two engine processes over 3 queues give exactly what one
+// process over one queue gives.
 
 const SKIPPED = !process.env.DATABASE_URL || !process.env.REDIS_URL ? ' (skipped: set DATABASE_URL and REDIS_URL)' : '';
 
@@ -134,4 +138,35 @@ describe.skipIf(SKIPPED !== '')(`the engine over several queues (ENGINE_QUEUES)$
     const latest = await setup.db.selectFrom('device_states').select('fix_time').where('device_id', '=', stranded.id).executeTakeFirstOrThrow();
     expect(cursor.cursor_fix_time).toEqual(latest.fix_time);
   }, 120_000);
+
+  it('stores exactly the events and visits of one queue when two engine processes work three', async () => {
+    const DEVICES = 40;
+    const databases: FreshDatabase[] = [await freshDatabase(), await freshDatabase()];
+    const handles: DatabaseHandle[] = [];
+    try {
+      const seeded = [];
+      for (const d of databases) {
+        const handle = await openDatabase({ databaseUrl: d.env.DATABASE_URL, dataDir: '', embedded: 'own' });
+        handles.push(handle);
+        const fleet = await seedMixedFleet(handle, 4242, DEVICES, 150);
+        for (let i = 0; i < fleet.fixes.length; i += 1000) await fleet.write(fleet.fixes.slice(i, i + 1000));
+        seeded.push(fleet);
+      }
+      const engine = (d: FreshDatabase, queues: string) =>
+        serve({ ...d.env, REDIS_URL: process.env.REDIS_URL!, PORT: '0', ENGINE_QUEUES: queues, ENGINE_CONCURRENCY: '3', LOG_LEVEL: 'warn' }, /running engine/, ['--roles', 'engine']);
+      running.push(await engine(databases[0]!, '1'), ...(await Promise.all([engine(databases[1]!, '3'), engine(databases[1]!, '3')])));
+      const caughtUp = async (database: DatabaseHandle) => (await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM device_states s JOIN device_engine_states e ON e.device_id = s.device_id
+        WHERE e.cursor_fix_time = s.fix_time`.execute(database.db)).rows[0]!.n;
+      await eventually(async () => Promise.all(handles.map(caughtUp)), (n) => expect(n).toEqual([DEVICES, DEVICES]), 60_000);
+      const one = await engineOutput(handles[0]!, seeded[0]!.accountId);
+      const three = await engineOutput(handles[1]!, seeded[1]!.accountId);
+      expect(one.events.length).toBeGreaterThan(100);
+      expect(three).toEqual(one);
+    } finally {
+      await stopAll();
+      for (const h of handles) await h.close();
+      for (const d of databases) await d.destroy();
+    }
+  }, 180_000);
 });
