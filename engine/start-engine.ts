@@ -98,7 +98,8 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
     pollMs: settings.geofencePollMs, reloadAfterMs: settings.retention.geofenceChangesMs / 2,
   });
   const queues = new EngineQueues(backend, settings.queues ?? 1);
-  const queue = queues.first;
+  // Travel starts and the schedules: always on the first, whose name no count changes.
+  const first = queues.first;
   const eta: EtaRefreshSettings = { ...settings.eta, movingSpeedKmh: settings.status.movingSpeedKmh, onTimeToleranceMinutes: settings.onTimeToleranceMinutes ?? 5 };
   const evaluation: EvaluationSettings = {
     status: settings.status, fixesPerDevice: settings.fixesPerDevice, lateWindowMs: settings.lateWindowMs,
@@ -132,12 +133,12 @@ export async function startEngine(database: DatabaseHandle, backend: QueueBacken
   // (a lock not granted in time) costs nothing yet: fixes without a partition go to the default one,
   // and the prune job tries again.
   await keepPositionHistory(db, settings.positionHistory, log).catch((error: Error) => log.warn('position partitions not maintained at start', { error: error.message }));
-  await queue.repeat('eta-refresh', settings.etaRefreshMs);
-  await queue.repeat('inactivity-sweep', settings.inactivitySweepMs);
-  await queue.repeat('prune', settings.pruneIntervalMs);
-  await queue.repeat('command-expiry', settings.commandExpiryMs ?? 5_000);
-  await queue.repeat('maintenance-check', settings.maintenanceCheckMs ?? 60_000);
-  for (const travel of await scheduledTravels(db)) await scheduleTravelStart(queue, travel.id, travel.startTime);
+  await first.repeat('eta-refresh', settings.etaRefreshMs);
+  await first.repeat('inactivity-sweep', settings.inactivitySweepMs);
+  await first.repeat('prune', settings.pruneIntervalMs);
+  await first.repeat('command-expiry', settings.commandExpiryMs ?? 5_000);
+  await first.repeat('maintenance-check', settings.maintenanceCheckMs ?? 60_000);
+  for (const travel of await scheduledTravels(db)) await scheduleTravelStart(first, travel.id, travel.startTime);
   // Into the queues of this process's count: signals still waiting in queues a different count no
   // longer works (ENGINE_QUEUES lowered) are only repeated here, as they tell nothing the cursors don't.
   const behind = await devicesBehind(db, 50_000);
