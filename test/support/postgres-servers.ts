@@ -1,14 +1,9 @@
-import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-
-/** Debian's PostgreSQL 15 binaries (postgresql-15, as CI installs with PostGIS). */
-export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+import { PG_BIN } from '../../deploy/local-cluster/postgres-pair.ts';
+import { ownedDirectory, run } from '../../deploy/local-cluster/postgres-user.ts';
 
 /** A PostgreSQL server of a test's own, on a free port, in a directory deleted when it stops. */
 export interface PostgresServer {
@@ -24,27 +19,10 @@ export interface PostgresServer {
 }
 
 /** initdb, pg_ctl and pg_basebackup refuse root: as root they run as the postgres user, which owns the directories. */
-async function pg(binary: string, args: string[]): Promise<string> {
-  const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, binary), ...args]] : [join(PG_BIN, binary), args];
-  try {
-    const { stdout } = await run(file, argv, { timeout: 120_000 });
-    return stdout;
-  } catch (error) {
-    const { stderr } = error as { stderr?: string };
-    throw new Error(`${binary} failed: ${stderr?.trim() || (error as Error).message}`);
-  }
-}
+const pg = (binary: string, args: string[]) => run(join(PG_BIN, binary), args, { asPostgres: true });
 
-async function ownedDirectory(prefix: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (process.getuid?.() === 0) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-  }
-  return dir;
-}
+/** A new temporary directory, owned by the postgres user when running as root. */
+const temporaryDirectory = (prefix: string) => ownedDirectory(mkdtempSync(join(tmpdir(), prefix)));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,7 +60,7 @@ function server(dataDir: string, port: number, root: string): PostgresServer {
 
 /** A new cluster, trusting every local connection (replication included), started. */
 export async function startPrimary(): Promise<PostgresServer> {
-  const root = await ownedDirectory('fleetcore-pg-primary-');
+  const root = await temporaryDirectory('fleetcore-pg-primary-');
   const dataDir = join(root, 'data');
   const primary = server(dataDir, await freePort(), root);
   try {
@@ -97,7 +75,7 @@ export async function startPrimary(): Promise<PostgresServer> {
 
 /** A streaming replica of `primary` (pg_basebackup -R, after an immediate checkpoint), started on a port of its own. */
 export async function startReplica(primary: PostgresServer): Promise<PostgresServer> {
-  const root = await ownedDirectory('fleetcore-pg-replica-');
+  const root = await temporaryDirectory('fleetcore-pg-replica-');
   const dataDir = join(root, 'data');
   const replica = server(dataDir, await freePort(), root);
   try {
