@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { clusterLayout, type ClusterLayout } from '../deploy/local-cluster/cluster-layout.ts';
@@ -32,8 +33,10 @@ const DEPOT = { lat: 19.4, lng: -99.1 };
 /** The tracker's own address: HAProxy connects to the ingest nodes from 127.0.0.1. */
 const TRACKER_ADDRESS = '127.0.0.2';
 
-// Ports from a base of this run's own, below Linux's ephemeral range (32768 and up).
-const layout: ClusterLayout = clusterLayout(21000 + (process.pid % 22) * 500, mkdtempSync(join(tmpdir(), 'fleet-local-cluster-')));
+// Ports from a base of this run's own, below Linux's ephemeral range (32768 and up). PgBouncer in
+// session pooling, as `up` has it by default; LOCAL_CLUSTER_POOL_MODE=transaction runs it in transaction pooling.
+const poolMode = process.env.LOCAL_CLUSTER_POOL_MODE === 'transaction' ? 'transaction' : 'session';
+const layout: ClusterLayout = clusterLayout(21000 + (process.pid % 22) * 500, mkdtempSync(join(tmpdir(), 'fleet-local-cluster-')), poolMode);
 const teltonikaPort = layout.trackers.find((t) => t.protocol === 'teltonika')!.public;
 const node = (name: string): FleetNode => fleetNodes().find((n) => n.name === name)!;
 
@@ -82,13 +85,28 @@ async function ingestHoldingTheTracker(): Promise<string[]> {
 const T0 = Date.now() - 10 * 60_000;
 const at = (i: number) => new Date(T0 + i * 1000);
 
-describe.skipIf(SKIPPED !== '')(`the local cluster${SKIPPED}`, () => {
+describe.skipIf(SKIPPED !== '')(`the local cluster (PgBouncer in ${poolMode} pooling)${SKIPPED}`, () => {
   it('is up: every part running, and up again starts nothing new', async () => {
     expect(status(layout).filter((p) => !p.running)).toEqual([]);
     const pids = fleetNodes().map((n) => fleetNodePid(layout, n));
     await up(layout, { fleetEnv: { GEOCODER: 'off' } });
     expect(fleetNodes().map((n) => fleetNodePid(layout, n))).toEqual(pids);
   }, 60_000);
+
+  it('puts every node\'s DATABASE_URL through PgBouncer, in the pool mode asked for', async () => {
+    // PgBouncer's admin console (the `pgbouncer` database; postgres is an admin user).
+    const admin = new pg.Client({ connectionString: postgresUrl(layout.pgbouncerPort, 'pgbouncer') });
+    await admin.connect();
+    try {
+      const config = (await admin.query('SHOW CONFIG')).rows as Array<{ key: string; value: string }>;
+      expect(config.find((c) => c.key === 'pool_mode')?.value).toBe(poolMode);
+      // Clients of the fleet database from at least as many processes as there are nodes.
+      const clients = (await admin.query('SHOW CLIENTS')).rows as Array<{ database: string; addr: string; port: number }>;
+      expect(clients.filter((c) => c.database === 'fleet').length).toBeGreaterThanOrEqual(fleetNodes().length);
+    } finally {
+      await admin.end();
+    }
+  });
 
   it('stores a tracker\'s fixes through HAProxy with the tracker\'s own address, and the engine makes geofence events the API serves through HAProxy', async () => {
     const t = await tracker();

@@ -12,6 +12,9 @@ export const ENGINE_NODES = 2;
 export const API_NODES = 2;
 export const REDIS_MASTERS = 3;
 
+/** PgBouncer's pool_mode, and so fleet's DATABASE_POOL_MODE. */
+export type PoolMode = 'session' | 'transaction';
+
 export interface TrackerPorts {
   protocol: string;
   /** fleet's variable for it (TELTONIKA_PORT …). */
@@ -32,9 +35,17 @@ export interface ClusterLayout {
   statsPort: number;
   /** Masters first, then one replica per master. */
   redisPorts: number[];
+  /** Each node's cluster bus (Redis's default, port + 10000, could land anywhere), in the same order. */
+  redisBusPorts: number[];
   postgresPrimaryPort: number;
   postgresReplicaPort: number;
   pgbouncerPort: number;
+  /**
+   * `session` (the default): a client keeps its server connection, as a direct connection would.
+   * `transaction`: PgBouncer shares server connections between transactions; the nodes then get
+   * DATABASE_POOL_MODE=transaction and DATABASE_LISTEN_URL at the primary for LISTEN.
+   */
+  poolMode: PoolMode;
   apiNodePorts: number[];
   trackers: TrackerPorts[];
   /** One subdirectory per part, under `dir`. */
@@ -43,10 +54,10 @@ export interface ClusterLayout {
 
 /**
  * Ports, from `base` up: +0 the API through HAProxy, +1 HAProxy's statistics, +10… Redis, +20/+21
- * PostgreSQL primary/replica, +22 PgBouncer, +30… the API nodes, +100… the public tracker ports (one
+ * PostgreSQL primary/replica, +22 PgBouncer, +30… the API nodes, +40… the Redis cluster bus, +100… the public tracker ports (one
  * per protocol, in the catalog's order), +200… the first ingest node's, +300… the second's.
  */
-export function clusterLayout(base: number, dir: string): ClusterLayout {
+export function clusterLayout(base: number, dir: string, poolMode: PoolMode = 'session'): ClusterLayout {
   if (!Number.isInteger(base) || base < 1024 || base + 400 > 65535) throw new Error(`the port base must be an integer from 1024 to 65135; got ${base}`);
   const absolute = resolve(dir);
   return {
@@ -55,9 +66,11 @@ export function clusterLayout(base: number, dir: string): ClusterLayout {
     apiPort: base,
     statsPort: base + 1,
     redisPorts: Array.from({ length: REDIS_MASTERS * 2 }, (_, i) => base + 10 + i),
+    redisBusPorts: Array.from({ length: REDIS_MASTERS * 2 }, (_, i) => base + 40 + i),
     postgresPrimaryPort: base + 20,
     postgresReplicaPort: base + 21,
     pgbouncerPort: base + 22,
+    poolMode,
     apiNodePorts: Array.from({ length: API_NODES }, (_, i) => base + 30 + i),
     trackers: TRACKER_PROTOCOLS.map(({ protocol, portVariable }, i) => ({
       protocol: protocol.name,
@@ -75,8 +88,10 @@ export function clusterLayout(base: number, dir: string): ClusterLayout {
   };
 }
 
-/** LOCAL_CLUSTER_DIR and LOCAL_CLUSTER_PORT_BASE, or the defaults. */
+/** LOCAL_CLUSTER_DIR, LOCAL_CLUSTER_PORT_BASE and LOCAL_CLUSTER_POOL_MODE, or the defaults. */
 export function layoutFromEnvironment(env: NodeJS.ProcessEnv = process.env): ClusterLayout {
   const base = env.LOCAL_CLUSTER_PORT_BASE ? Number(env.LOCAL_CLUSTER_PORT_BASE) : DEFAULT_PORT_BASE;
-  return clusterLayout(base, env.LOCAL_CLUSTER_DIR || join(REPOSITORY, '.local-cluster'));
+  const poolMode = env.LOCAL_CLUSTER_POOL_MODE || 'session';
+  if (poolMode !== 'session' && poolMode !== 'transaction') throw new Error(`LOCAL_CLUSTER_POOL_MODE must be session or transaction; got ${poolMode}`);
+  return clusterLayout(base, env.LOCAL_CLUSTER_DIR || join(REPOSITORY, '.local-cluster'), poolMode);
 }

@@ -53,6 +53,10 @@ export function sharedEnvironment(layout: ClusterLayout, extra: Record<string, s
     DEMO_SEED: 'false',
     DEMO_SIMULATE: 'false',
     PUBLIC_URL: `http://127.0.0.1:${layout.apiPort}`,
+    // In transaction pooling a session's LISTEN cannot pass PgBouncer: it goes to the primary directly.
+    ...(layout.poolMode === 'transaction'
+      ? { DATABASE_POOL_MODE: 'transaction', DATABASE_LISTEN_URL: postgresUrl(layout.postgresPrimaryPort, DATABASE_NAME) }
+      : { DATABASE_POOL_MODE: 'session', DATABASE_LISTEN_URL: '' }),
     ...extra,
   };
 }

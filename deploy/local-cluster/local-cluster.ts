@@ -100,7 +100,7 @@ export function status(layout: ClusterLayout): PartStatus[] {
   const nodePorts = (role: string, index: number): number[] =>
     role === 'api' ? [layout.apiNodePorts[index]!] : role === 'ingest' ? layout.trackers.map((t) => t.nodes[index]!) : [];
   return [
-    ...layout.redisPorts.map((port, i) => ({ part: `redis-${i + 1}${i < layout.redisPorts.length / 2 ? '' : ' (replica at start)'}`, ports: [port], running: redisNodeRunning(layout, port) })),
+    ...layout.redisPorts.map((port, i) => ({ part: `redis-${i + 1}${i < layout.redisPorts.length / 2 ? '' : ' (replica at start)'}`, ports: [port, layout.redisBusPorts[i]!], running: redisNodeRunning(layout, port) })),
     { part: 'postgres-primary', ports: [layout.postgresPrimaryPort], running: postgresRunning(layout, 'primary') },
     { part: 'postgres-replica', ports: [layout.postgresReplicaPort], running: postgresRunning(layout, 'replica') },
     { part: 'pgbouncer', ports: [layout.pgbouncerPort], running: pgbouncerRunning(layout) },

@@ -5,14 +5,6 @@ import { isRunning, readPid, sleep, stopProcess } from './pid-file.ts';
 import { DATABASE_NAME } from './postgres-pair.ts';
 import { ownedDirectory, passableByPostgres, run } from './postgres-user.ts';
 
-/**
- * PgBouncer's pool mode in front of the primary. `session`: a client holds its server connection
- * until it disconnects, which everything fleet does (LISTEN, advisory locks, prepared statements)
- * works with. Switch to `transaction` once fleet's database layer is ready for it; nothing else here
- * changes.
- */
-export const PGBOUNCER_POOL_MODE: 'session' | 'transaction' = 'session';
-
 /** PGBOUNCER_BIN names another binary; Debian's pgbouncer package installs it here. */
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
@@ -31,7 +23,8 @@ export function pgbouncerConfig(layout: ClusterLayout): string {
     `unix_socket_dir = ${dir}`,
     'auth_type = trust',
     `auth_file = ${join(dir, 'userlist.txt')}`,
-    `pool_mode = ${PGBOUNCER_POOL_MODE}`,
+    // layout.poolMode (LOCAL_CLUSTER_POOL_MODE): session by default, transaction to try fleet's DATABASE_POOL_MODE=transaction.
+    `pool_mode = ${layout.poolMode}`,
     // Six fleet processes with a pool of 10 each, and a listener: in session mode every client holds a server connection.
     'max_client_conn = 500',
     'default_pool_size = 150',

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { ClusterLayout } from './cluster-layout.ts';
@@ -23,18 +23,18 @@ export function redisNodeRunning(layout: ClusterLayout, port: number): boolean {
 }
 
 export async function startRedisCluster(layout: ClusterLayout): Promise<void> {
-  for (const port of layout.redisPorts) {
+  for (const [i, port] of layout.redisPorts.entries()) {
     if (redisNodeRunning(layout, port)) continue;
     const dir = nodeDir(layout, port);
     mkdirSync(dir, { recursive: true });
     await run('redis-server', [
       '--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'yes',
       '--pidfile', pidFile(layout, port), '--logfile', join(dir, 'redis.log'), '--dir', dir,
-      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
+      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(layout.redisBusPorts[i]), '--cluster-node-timeout', '2000',
       '--appendonly', 'yes', '--save', '',
     ]);
   }
-  await Promise.all(layout.redisPorts.map((port) => waitForPing(port)));
+  await Promise.all(layout.redisPorts.map((port) => waitForPing(port, join(nodeDir(layout, port), 'redis.log'))));
   if (!existsSync(createdMarker(layout))) {
     await run('redis-cli', ['--cluster', 'create', ...layout.redisPorts.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { timeoutMs: 60_000 });
     writeFileSync(createdMarker(layout), `${new Date().toISOString()}\n`);
@@ -58,10 +58,13 @@ async function ask<T>(port: number, question: (client: Redis) => Promise<T>): Pr
   }
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+async function waitForPing(port: number, log: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await ask(port, (c) => c.ping()).catch(() => undefined))) {
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer in ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no log)';
+      throw new Error(`redis-server on port ${port} did not answer in ${timeoutMs} ms; its log ends:\n${tail}`);
+    }
     await sleep(50);
   }
 }
