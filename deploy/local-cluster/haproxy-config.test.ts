@@ -68,7 +68,8 @@ const haproxyInstalled = spawnSync('haproxy', ['-v']).status === 0;
 describe.skipIf(!haproxyInstalled)(`haproxy -c${haproxyInstalled ? '' : ' (skipped: haproxy is not installed)'}`, () => {
   it.each([
     ['the local cluster\'s', (dir: string) => renderHaproxyConfig({ ...localTopology(layout), statsSocket: join(dir, 'admin.sock') })],
-    ['the compose file\'s', () => committedComposeConfig()],
+    // The compose services' names do not resolve here: checked without looking them up (5 s of DNS timeouts otherwise).
+    ['the compose file\'s', () => committedComposeConfig().replaceAll('init-addr libc,none', 'init-addr none')],
   ])('accepts %s configuration', (_, config) => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-haproxy-config-'));
     try {
