@@ -30,24 +30,27 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
     const database = new URL(process.env.DATABASE_URL!).pathname.slice(1);
     const pool = new pg.Pool({ connectionString: bouncer.url(database), max: 1 });
     const other = new pg.Client({ connectionString: bouncer.url(database) });
+    const client = await preparedStatementPool(pool).connect();
     try {
-      const client = await preparedStatementPool(pool).connect();
       await client.query('SELECT 1 AS one', []); // prepared on the only server session
       await other.connect();
       await other.query('BEGIN'); // holds that session: the next statement gets a new one
       await expect(client.query('SELECT 1 AS one', [])).rejects.toThrow(/does not exist.*set DATABASE_POOL_MODE=transaction/);
-      client.release();
     } finally {
+      client.release();
       await other.end().catch(() => undefined);
       await pool.end();
       await bouncer.stop();
     }
   }, 30_000);
 
-  describe.each<{ mode: PgBouncerPoolMode; listenDirect: boolean }>([
-    { mode: 'transaction', listenDirect: true },
-    { mode: 'session', listenDirect: false },
-  ])('pool_mode = $mode', ({ mode, listenDirect }) => {
+  // Without DATABASE_LISTEN_URL in transaction mode nothing listens: the geofence poll (the default
+  // 500 ms) finds the change, and the start says so.
+  describe.each<{ mode: PgBouncerPoolMode; listenDirect: boolean; geofencePollMs: string }>([
+    { mode: 'transaction', listenDirect: true, geofencePollMs: '60000' },
+    { mode: 'session', listenDirect: false, geofencePollMs: '60000' },
+    { mode: 'transaction', listenDirect: false, geofencePollMs: '500' },
+  ])('pool_mode = $mode, DATABASE_LISTEN_URL $listenDirect', ({ mode, listenDirect, geofencePollMs }) => {
     let bouncer: PgBouncerServer;
     beforeAll(async () => {
       // Transaction mode: few server connections for the process's ten, so consecutive transactions of
@@ -71,7 +74,7 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
           DATABASE_URL: bouncer.url(fresh.name!),
           DATABASE_POOL_MODE: mode,
           ...(listenDirect ? { DATABASE_LISTEN_URL: fresh.env.DATABASE_URL! } : {}),
-          GEOFENCE_POLL_MS: '60000',
+          GEOFENCE_POLL_MS: geofencePollMs,
           PORT: '0',
           TELTONIKA_PORT: String(trackerPort),
         });
@@ -89,7 +92,8 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
         const tracker = await scriptedTracker(trackerPort, imei);
         try {
           await tracker.report(OUTSIDE);
-          // Created after start: the engine only learns of it from the change log, read at NOTIFY (the poll is a minute away).
+          // Created after start: the engine only learns of it from the change log, read at NOTIFY (the poll
+          // is a minute away) or, with nothing listening, at the next poll.
           const created = await api('/geofences', { method: 'POST', body: JSON.stringify({ name: 'Depot', type: 'circle', center: { lat: DEPOT.latitude, lng: DEPOT.longitude }, radiusMeters: 300 }) });
           expect(created.status, JSON.stringify(created.body)).toBe(201);
           await new Promise((r) => setTimeout(r, 1_000));
@@ -113,6 +117,7 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
           expect(history.status).toBe(200);
           expect(history.body.data).toHaveLength(9);
           expect(server.output()).not.toMatch(/prepared statement|does not exist|error/i);
+          expect(server.output().includes('without DATABASE_LISTEN_URL: no LISTEN')).toBe(mode === 'transaction' && !listenDirect);
         } finally {
           tracker.close();
           stream.close();
