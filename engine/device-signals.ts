@@ -16,12 +16,15 @@ export class DeviceSignals {
   private readonly waiting: Array<{ devices: Set<number>; since: number }>;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
+  private closing = false;
 
   constructor(
     private readonly queues: SignalledQueues,
     private readonly onError: (error: Error) => void,
     private readonly delayMs = 100,
     private readonly maxDevices = 2000,
+    /** After a failed send, when its devices are sent again. */
+    private readonly retryMs = 1000,
   ) {
     this.waiting = Array.from({ length: queues.count }, () => ({ devices: new Set<number>(), since: 0 }));
   }
@@ -63,15 +66,32 @@ export class DeviceSignals {
       return signal;
     });
     if (signals.length === 0) return;
-    // A lost signal delays evaluation but loses nothing: the engine catches up from its cursors at
-    // start and each device's next batch signals it again.
+    // A failed send goes back to wait and is sent again after retryMs (a Redis Cluster failover
+    // refuses writes for a few seconds). One still lost (at shutdown) delays evaluation but loses
+    // nothing: the engine catches up from its cursors at start and at each ETA refresh.
     this.sending = this.sending.then(async () => {
-      await Promise.all(signals.map((s) => this.queues.signalQueue(s.index, s.deviceIds, s.committedAt).catch(this.onError)));
+      await Promise.all(
+        signals.map((s) =>
+          this.queues.signalQueue(s.index, s.deviceIds, s.committedAt).catch((error: Error) => {
+            this.onError(error);
+            if (!this.closing) this.putBack(s.index, s.deviceIds, s.committedAt);
+          }),
+        ),
+      );
     });
   }
 
-  /** Sends what is waiting (shutdown). */
+  private putBack(index: number, deviceIds: readonly number[], since: number): void {
+    const queue = this.waiting[index]!;
+    queue.since = queue.devices.size === 0 ? since : Math.min(queue.since, since);
+    for (const id of deviceIds) queue.devices.add(id);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flushAll(), this.retryMs);
+  }
+
+  /** Sends what is waiting, once (shutdown). */
   async close(): Promise<void> {
+    this.closing = true;
     this.flushAll();
     await this.sending;
   }

@@ -33,7 +33,7 @@ export async function startIngestRole(
     timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate, ...POSITION_WEBHOOK_DEFAULTS,
   });
   await positionWebhooks.start();
-  const signals = new DeviceSignals(deps.engineQueues, (error) => log.warn('could not signal the engine; its catch-up will', { error: error.message }));
+  const signals = new DeviceSignals(deps.engineQueues, (error) => log.warn('could not signal the engine; sending again in a second', { error: error.message }));
   const commands = new CommandDelivery(deps.database.db, deps.commandBus, log, config.commands);
   let ingest;
   try {
