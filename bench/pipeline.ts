@@ -11,6 +11,7 @@ import { startFleetServer } from './fleet-server.ts';
 import { seedGrid } from './geofence-grid.ts';
 import { cpuSecondsBetween, named, sampleCpu, treeOf, type CpuSample, type GroupMembers } from './process-cpu.ts';
 import { freePort, pickedScenarios, runTrackerLoad } from './tracker-load.ts';
+import { redactUrl } from '../runtime/redact-url.ts';
 
 const SEED = 9;
 const DURATION_MS = 25_000;
@@ -29,9 +30,11 @@ const SCENARIOS: Scenario[] = [
   { devices: 1_000, intervalMs: 33, recordsPerUpload: 10 }, // 30,000 fixes/s
   { devices: 1_000, intervalMs: 20, recordsPerUpload: 10 }, // 50,000 fixes/s
   { devices: 2_000, intervalMs: 20, recordsPerUpload: 10 }, // 100,000 fixes/s
+  // A fix per packet from 10,000 trackers: the packets per second of 100,000 trackers reporting every 10 s.
+  { devices: 10_000, intervalMs: 1_000, recordsPerUpload: 1 }, // 10,000 fixes/s
 ];
 
-const GROUPS = ['server', 'ingest', 'engine', 'api', 'postgres', 'redis'] as const;
+const GROUPS = ['server', 'ingest', 'engine', 'api', 'postgres', 'pgbouncer', 'redis'] as const;
 /** With `--split-roles`: one `fleet serve --roles <role>` process each, as a multi-node deployment splits them. */
 const ROLES = ['ingest', 'engine', 'api'] as const;
 
@@ -58,6 +61,9 @@ function pickedProcesses(args: string[]): number {
  */
 export default async function pipelineBench(args: string[]): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
+  // BENCH_POOLER_URL: the server reaches DATABASE_URL's database through this pooler (PgBouncer, with
+  // DATABASE_POOL_MODE as it runs); the bench's own connections stay direct, so its probe stays out.
+  const poolerUrl = databaseUrl ? process.env.BENCH_POOLER_URL : undefined;
   const redisUrl = process.env.REDIS_URL;
   const processes = pickedProcesses(args);
   const splitRoles = args.includes('--split-roles');
@@ -75,7 +81,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
   }
   const port = await freePort();
   const env = {
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
+    ...(databaseUrl ? { DATABASE_URL: poolerUrl ?? databaseUrl } : { DATA_DIR: dataDir }),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     PORT: String(await freePort()), TELTONIKA_PORT: String(port),
   };
@@ -88,6 +94,7 @@ export default async function pipelineBench(args: string[]): Promise<void> {
   const groups: Record<string, GroupMembers> = {
     ...Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, treeOf(server.pid)])),
     ...(databaseUrl ? { postgres: named('postgres', () => probeBackends) } : {}),
+    ...(poolerUrl ? { pgbouncer: named('pgbouncer') } : {}),
     ...(redisUrl ? { redis: named('redis-server') } : {}),
   };
   const rows: Array<Record<string, number | string>> = [];
@@ -152,13 +159,14 @@ export default async function pipelineBench(args: string[]): Promise<void> {
         serverUs: perPosition(serverSeconds),
         ...(splitRoles ? Object.fromEntries(ROLES.map((role) => [`${role}Us`, perPosition(spent[role])])) : {}),
         postgresUs: perPosition(spent.postgres),
+        ...(poolerUrl ? { pgbouncerUs: perPosition(spent.pgbouncer) } : {}),
         redisUs: perPosition(spent.redis),
-        totalUs: perPosition(serverSeconds + (spent.postgres ?? 0) + (spent.redis ?? 0)),
+        totalUs: perPosition(serverSeconds + (spent.postgres ?? 0) + (spent.pgbouncer ?? 0) + (spent.redis ?? 0)),
         loadGeneratorUs: perPosition(load.cpuSeconds),
         ...(walBytes === undefined ? {} : { walBytesPerPosition: Math.round(walBytes / Math.max(1, load.acknowledged)) }),
       });
     }
-    const header = `Pipeline: \`fleet serve\`${processes > 1 ? ` --processes ${processes}` : ''} ${splitRoles ? `--roles ${ROLES.join(' / ')} (a process each)` : '(all roles)'} on ${probe.description}, ` +
+    const header = `Pipeline: \`fleet serve\`${processes > 1 ? ` --processes ${processes}` : ''} ${splitRoles ? `--roles ${ROLES.join(' / ')} (a process each)` : '(all roles)'} on ${probe.description}${poolerUrl ? ` through ${redactUrl(poolerUrl)} (DATABASE_POOL_MODE=${process.env.DATABASE_POOL_MODE || 'session'})` : ''}, ` +
       `engine queue on ${redisUrl ? 'Redis (BullMQ)' : 'the in-process queue'}, ${geofences} geofences, ${DURATION_MS / 1000} s per load, ` +
       `CPU µs per stored position over the last ${(DURATION_MS - WARMUP_MS) / 1000} s (idle row: cores)` +
       (databaseUrl ? '' : `; the probe's ${round2(probeCoresEmbedded)} cores measured at idle and taken out of the server's figure`);
