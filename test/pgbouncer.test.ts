@@ -2,8 +2,10 @@ import { EventSource } from 'eventsource';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/database.ts';
+import { adminPool } from '../db/postgres-admin.ts';
 import { preparedStatementPool } from '../db/prepared-statement-pool.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
+import { runFleet } from './support/fleet-command.ts';
 import { freePort, freshDatabase, serve } from './support/fleet-process.ts';
 import { pgbouncerInstalled, startPgBouncer, type PgBouncerPoolMode, type PgBouncerServer } from './support/pgbouncer-server.ts';
 import { scriptedTracker } from './support/scripted-tracker.ts';
@@ -43,6 +45,30 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
       await bouncer.stop();
     }
   }, 30_000);
+
+  it('migrates an empty database through transaction pooling and leaves no migration lock held', async () => {
+    const bouncer = await startPgBouncer({ ...upstream(), poolMode: 'transaction', poolSize: 3 });
+    const admin = adminPool(process.env.DATABASE_URL!);
+    const name = `fleetcore_pgbouncer_${process.pid}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const env = { DATABASE_URL: bouncer.url(name), DATABASE_POOL_MODE: 'transaction' };
+      const first = await runFleet(['migrate'], env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^applied 0001-foundation, .*\(transaction pooling\)$/m);
+      const { rows } = await admin.query(
+        "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = $1",
+        [name],
+      );
+      expect(rows[0].n).toBe(0);
+      const again = await runFleet(['migrate'], env);
+      expect(again.stdout, again.stderr).toMatch(/^schema is current/m);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+      await bouncer.stop();
+    }
+  }, 60_000);
 
   // Without DATABASE_LISTEN_URL in transaction mode nothing listens: the geofence poll (the default
   // 500 ms) finds the change, and the start says so.
