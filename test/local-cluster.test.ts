@@ -7,7 +7,7 @@ import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { clusterLayout, type ClusterLayout } from '../deploy/local-cluster/cluster-layout.ts';
 import { fleetNodePid, fleetNodes, killFleetNode, type FleetNode } from '../deploy/local-cluster/fleet-nodes.ts';
 import { haproxyServers } from '../deploy/local-cluster/haproxy.ts';
-import { down, missingPrograms, status, up } from '../deploy/local-cluster/local-cluster.ts';
+import { down, missingPrograms, status, takenPorts, up } from '../deploy/local-cluster/local-cluster.ts';
 import { postgresUrl } from '../deploy/local-cluster/postgres-pair.ts';
 import { commandTracker, type CommandTracker } from '../simulators/command-tracker.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
@@ -33,11 +33,19 @@ const DEPOT = { lat: 19.4, lng: -99.1 };
 /** The tracker's own address: HAProxy connects to the ingest nodes from 127.0.0.1. */
 const TRACKER_ADDRESS = '127.0.0.2';
 
-// Ports from a base of this run's own, below Linux's ephemeral range (32768 and up). PgBouncer in
-// session pooling, as `up` has it by default; LOCAL_CLUSTER_POOL_MODE=transaction runs it in transaction pooling.
+// PgBouncer in session pooling, as `up` has it by default; LOCAL_CLUSTER_POOL_MODE=transaction runs it in transaction pooling.
 const poolMode = process.env.LOCAL_CLUSTER_POOL_MODE === 'transaction' ? 'transaction' : 'session';
-const layout: ClusterLayout = clusterLayout(21000 + (process.pid % 22) * 500, mkdtempSync(join(tmpdir(), 'fleet-local-cluster-')), poolMode);
-const teltonikaPort = layout.trackers.find((t) => t.protocol === 'teltonika')!.public;
+const dir = mkdtempSync(join(tmpdir(), 'fleet-local-cluster-'));
+let layout: ClusterLayout = clusterLayout(21000, dir, poolMode);
+
+/** The first port base, from one picked by this process's id, whose ports are all free: below Linux's ephemeral range (32768 and up). */
+async function freeLayout(): Promise<ClusterLayout> {
+  for (let i = 0; i < 22; i++) {
+    const candidate = clusterLayout(21000 + ((process.pid + i) % 22) * 500, dir, poolMode);
+    if ((await takenPorts(candidate)).length === 0) return candidate;
+  }
+  throw new Error('no port base from 21000 to 31500 has all its ports free');
+}
 const node = (name: string): FleetNode => fleetNodes().find((n) => n.name === name)!;
 
 let setup: DatabaseHandle;
@@ -48,6 +56,7 @@ const api = servedApi(() => `http://127.0.0.1:${layout.apiPort}`, () => key);
 
 beforeAll(async () => {
   if (SKIPPED) return;
+  layout = await freeLayout();
   await up(layout, { fleetEnv: { GEOCODER: 'off', LOG_LEVEL: 'info' } });
   setup = await openDatabase({ databaseUrl: postgresUrl(layout.postgresPrimaryPort), dataDir: '', embedded: 'own' });
   const make = fixtures(setup.db);
@@ -64,6 +73,7 @@ afterAll(async () => {
 }, 120_000);
 
 async function tracker(): Promise<CommandTracker> {
+  const teltonikaPort = layout.trackers.find((t) => t.protocol === 'teltonika')!.public;
   const t = await commandTracker(teltonikaPort, IMEI, teltonikaDialect, { localAddress: TRACKER_ADDRESS });
   trackers.push(t);
   return t;

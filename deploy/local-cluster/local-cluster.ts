@@ -117,15 +117,21 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+/** Ports of parts that are not running which another program holds, as `port (part)`. */
+export async function takenPorts(layout: ClusterLayout): Promise<string[]> {
+  const taken: string[] = [];
+  for (const part of status(layout).filter((p) => !p.running)) {
+    for (const port of part.ports) if (!(await portFree(port))) taken.push(`${port} (${part.part})`);
+  }
+  return taken;
+}
+
 /**
  * Refuses to start a part whose port another program holds: a daemon would fail after forking, or,
  * worse, a Redis already there would be taken for one of the cluster's.
  */
 async function checkPortsFree(layout: ClusterLayout): Promise<void> {
-  const taken: string[] = [];
-  for (const part of status(layout).filter((p) => !p.running)) {
-    for (const port of part.ports) if (!(await portFree(port))) taken.push(`${port} (${part.part})`);
-  }
+  const taken = await takenPorts(layout);
   if (taken.length > 0) {
     throw new Error(`another program listens on ${taken.join(', ')}: stop it, or choose other ports with LOCAL_CLUSTER_PORT_BASE (now ${layout.portBase})`);
   }
