@@ -51,6 +51,14 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
     const admin = adminPool(process.env.DATABASE_URL!);
     const name = `fleetcore_pgbouncer_${process.pid}`;
     await admin.query(`CREATE DATABASE ${name}`);
+    // Other clients keep the three server connections busy in turn, so each of the migration's
+    // transactions gets whichever is free: a session lock taken on one would be left there.
+    let busy = true;
+    const others = Array.from({ length: 4 }, () => new pg.Client({ connectionString: bouncer.url(name) }));
+    const traffic = others.map(async (client) => {
+      await client.connect();
+      while (busy) await client.query('SELECT pg_sleep(0.002)');
+    });
     try {
       const env = { DATABASE_URL: bouncer.url(name), DATABASE_POOL_MODE: 'transaction' };
       const first = await runFleet(['migrate'], env);
@@ -61,9 +69,12 @@ describe.skipIf(skipReason !== undefined)(`fleet serve behind PgBouncer${skipRea
         [name],
       );
       expect(rows[0].n).toBe(0);
-      const again = await runFleet(['migrate'], env);
+      const again = await runFleet(['migrate'], env, 20_000);
       expect(again.stdout, again.stderr).toMatch(/^schema is current/m);
     } finally {
+      busy = false;
+      await Promise.allSettled(traffic);
+      await Promise.allSettled(others.map((client) => client.end()));
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
       await bouncer.stop();
