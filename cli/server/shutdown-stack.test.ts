@@ -41,3 +41,21 @@ describe('ShutdownStack', () => {
     expect(lines[0]).toMatchObject({ part: 'metrics', error: 'already closed' });
   });
 });
+
+describe('ShutdownStack with several parts hanging', () => {
+  it('shares one budget between them, each still getting a last moment', async () => {
+    const { lines, log } = recorded();
+    const stack = new ShutdownStack(log, 400, 500);
+    const stopped: string[] = [];
+    stack.push('database', () => new Promise<void>((done) => setTimeout(() => done(stopped.push('database') as unknown as void), 50)));
+    stack.push('redis', () => new Promise<void>(() => {}));
+    stack.push('queues', () => new Promise<void>(() => {}));
+    const started = Date.now();
+    await stack.stopAll();
+    const took = Date.now() - started;
+    // The first takes its part's 400 ms, leaving 100 of the 500: the next ones get the last 250 ms each.
+    expect(lines.map((l) => [l.part, l.timeoutMs])).toEqual([['queues', 400], ['redis', 250]]);
+    expect(stopped).toEqual(['database']);
+    expect(took).toBeLessThan(1_000);
+  });
+});
