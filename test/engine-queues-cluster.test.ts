@@ -9,7 +9,7 @@ import { fixtures } from '../simulators/fleet-records.ts';
 import { RedisClusterProcess } from './faults/redis-cluster-process.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, serve, type Serving } from './support/fleet-process.ts';
-import { scriptedTracker } from './support/scripted-tracker.ts';
+import { driveThrough } from './support/scripted-tracker.ts';
 
 // `fleet serve` with ENGINE_QUEUES=3 on a Redis Cluster of this file's own (3 masters): three
 // trackers, one per engine queue, drive through a depot and each gets its geofence events, while
@@ -118,14 +118,7 @@ describe.skipIf(SKIPPED !== '')(`the engine over several queues on a Redis Clust
       /trackers on teltonika/,
     );
     for (const device of devices) {
-      const tracker = await scriptedTracker(trackerPort, device.imei);
-      try {
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng - 0.02 });
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng });
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng + 0.02 });
-      } finally {
-        tracker.close();
-      }
+      await driveThrough(trackerPort, device.imei, DEPOT);
     }
     await eventually(
       geofenceEvents,

@@ -10,7 +10,7 @@ import { fixtures } from '../simulators/fleet-records.ts';
 import { ENGINE_TEST_SETTINGS } from './support/engine-harness.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort } from './support/fleet-process.ts';
-import { scriptedTracker } from './support/scripted-tracker.ts';
+import { driveThrough } from './support/scripted-tracker.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // The embedded default's in-process queues with ENGINE_QUEUES at 1 and at 3: ingest and the engine
@@ -72,14 +72,7 @@ describe.each([1, 3])('the engine over %i in-process queue(s)', (count) => {
     }
     expect(new Set(devices.map((d) => queueIndexOf(d.id, count))).size).toBe(count);
     for (const device of devices) {
-      const tracker = await scriptedTracker(port, device.imei);
-      try {
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng - 0.02 });
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng });
-        await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng + 0.02 });
-      } finally {
-        tracker.close();
-      }
+      await driveThrough(port, device.imei, DEPOT);
     }
     const ids = devices.map((d) => d.id);
     await eventually(

@@ -8,7 +8,7 @@ import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { engineOutput, seedMixedFleet } from './support/mixed-fleet.ts';
 import { parsePrometheusText, sampleValue } from './support/prometheus-text.ts';
-import { scriptedTracker } from './support/scripted-tracker.ts';
+import { driveThrough } from './support/scripted-tracker.ts';
 
 // `fleet serve` with ENGINE_QUEUES=3 over one Redis: three trackers, one per engine queue (device id
 // mod 3), drive through a depot; each gets its geofence enter and exit, the signals went to every
@@ -64,14 +64,7 @@ async function start(env: Record<string, string>, ready: RegExp, args: string[] 
 /** Each tracker drives west to east through the depot: one enter and one exit each. */
 async function driveThroughDepot(): Promise<void> {
   for (const device of devices) {
-    const tracker = await scriptedTracker(trackerPort, device.imei);
-    try {
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng - 0.02 });
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng });
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng + 0.02 });
-    } finally {
-      tracker.close();
-    }
+    await driveThrough(trackerPort, device.imei, DEPOT);
   }
 }
 

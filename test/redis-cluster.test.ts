@@ -7,7 +7,7 @@ import { fixtures } from '../simulators/fleet-records.ts';
 import { RedisClusterProcess } from './faults/redis-cluster-process.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
-import { scriptedTracker } from './support/scripted-tracker.ts';
+import { driveThrough, scriptedTracker } from './support/scripted-tracker.ts';
 
 // `fleet serve` on a Redis Cluster of this file's own (3 masters, each with a replica), named by
 // REDIS_CLUSTER_NODES: a Teltonika tracker's fixes are stored, reach an event stream through the
@@ -95,14 +95,7 @@ describe.skipIf(SKIPPED !== '')(`fleet serve on a Redis Cluster (REDIS_CLUSTER_N
       source.addEventListener('open', () => resolve(), { once: true });
       source.addEventListener('error', (e) => reject(new Error(`stream: ${(e as { message?: string }).message}`)), { once: true });
     });
-    const tracker = await scriptedTracker(trackerPort, IMEI);
-    try {
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng - 0.02 });
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng });
-      await tracker.report({ latitude: DEPOT.lat, longitude: DEPOT.lng + 0.02 });
-    } finally {
-      tracker.close();
-    }
+    await driveThrough(trackerPort, IMEI, DEPOT);
     expect(await storedPositions()).toBe(3);
     await eventually(geofenceEvents, (types) => expect(types).toEqual(['vehicle.geofence.enter', 'vehicle.geofence.exit']), 20_000);
     await eventually(async () => positions.length, (n) => expect(n).toBe(3), 10_000);

@@ -35,3 +35,16 @@ export async function scriptedTracker(port: number, imei: string) {
     close: () => socket.destroy(),
   };
 }
+
+/**
+ * A tracker that drives west to east through a circle at `center` (radius under 2 km): a fix
+ * before it, at its centre and past it, each acknowledged, so the engine logs one enter and one exit.
+ */
+export async function driveThrough(port: number, imei: string, center: { lat: number; lng: number }): Promise<void> {
+  const tracker = await scriptedTracker(port, imei);
+  try {
+    for (const offset of [-0.02, 0, 0.02]) await tracker.report({ latitude: center.lat, longitude: center.lng + offset });
+  } finally {
+    tracker.close();
+  }
+}
