@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../db/database.ts';
-import { freePort } from '../support/fleet-process.ts';
 import { databaseUrlFor } from '../../db/postgres-admin.ts';
 import { createTravels, registerWebhook, scheduleParkedTravel, seedFleet, callApi } from './fleet-setup.ts';
-import { FleetRoles, type RoleName } from './fleet-roles.ts';
-import type { RedisServerProcess } from './redis-server-process.ts';
+import type { FleetRoles } from './fleet-roles.ts';
+import type { FleetUnderTest } from './fleet-under-test.ts';
 import {
   ackedButMissing, engineCursors, eventKey, lastFixTimes, loggedEvents, parkedTravel, storedPositions, travelStates, unmatched,
   type LoggedEvent, type TravelState,
@@ -13,13 +11,6 @@ import {
 import { seededFleet, type SeededFleet } from './seeded-fleet.ts';
 import { SeededTracker } from './seeded-tracker.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
-
-/** The servers the whole suite shares: PostgreSQL (a migrated template to copy) and its own Redis. */
-export interface SuiteServers {
-  adminUrl: string;
-  templateDatabase: string;
-  redis: RedisServerProcess;
-}
 
 export interface RunSettings {
   seed: number;
@@ -42,12 +33,12 @@ export interface RunSettings {
   settleMs: number;
 }
 
-export interface FaultContext {
+export interface FaultContext<F extends FleetUnderTest = FleetUnderTest> {
+  fleet: F;
+  /** The run's `fleet serve` processes. */
   roles: FleetRoles;
-  redis: RedisServerProcess;
   receiver: WebhookReceiver;
   databaseName: string;
-  adminUrl: string;
   /** Tells the run the fault is over (before a restarted process is ready), so catching up is timed from then. */
   ended(at: number): void;
 }
@@ -56,13 +47,15 @@ export interface FaultContext {
 export interface FaultWindow {
   start: number;
   end: number;
+  /** What the fault saw happen (a failover, a server marked down), for its evidence. */
+  note?: string;
 }
 
-export interface Fault {
+export interface Fault<F extends FleetUnderTest = FleetUnderTest> {
   name: string;
   /** What it does, one line. */
   does: string;
-  inject(context: FaultContext): Promise<FaultWindow>;
+  inject(context: FaultContext<F>): Promise<FaultWindow>;
   /** Evidence from the run that the fault really bit, or undefined when nothing shows it did (the suite fails then). */
   evidence(run: RunResult): string | undefined;
 }
@@ -97,9 +90,11 @@ export interface RunResult {
     /** Fault end → each stage caught up: fixes acknowledged, evaluated by the engine, their events delivered. */
     stagesMs: { acked: number | undefined; evaluated: number | undefined; delivered: number | undefined };
   };
-  api: { ok: number; failed: number };
-  crashed: RoleName[];
-  exits: Array<{ role: RoleName; code: number | null; signal: NodeJS.Signals | null }>;
+  /** API answers through the run; `duringFault`: the good ones between the fault's start and end. */
+  api: { ok: number; failed: number; duringFault: number };
+  /** Nodes that died without the suite killing them. */
+  crashed: string[];
+  exits: Array<{ node: string; code: number | null; signal: NodeJS.Signals | null }>;
   processesStarted: number;
   /** Waits that ran out (the run did not settle): each one is a failure. */
   stuck: string[];
@@ -193,18 +188,18 @@ function watchCatchUp(
 }
 
 /**
- * One run of the seeded fleet through `fleet serve --roles` processes on a database of its own and
- * the suite's Redis, with `fault` injected while it drives (none: the baseline). Returns what the
- * run stored, logged and delivered, for the checks.
+ * One run of the seeded fleet through the `fleet serve --roles` processes of `target` on a database
+ * of its own and an empty Redis, with `fault` injected while it drives (none: the baseline). Returns
+ * what the run stored, logged and delivered, for the checks.
  */
-export async function runFleet(suite: SuiteServers, fault: Fault | undefined, settings: RunSettings): Promise<RunResult> {
+export async function runFleet<F extends FleetUnderTest>(target: F, fault: Fault<F> | undefined, settings: RunSettings): Promise<RunResult> {
   const began = Date.now();
   const fleet = seededFleet(settings);
-  const databaseName = `fleetcore_faults_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: suite.adminUrl });
+  const databaseName = target.runDatabaseName();
+  const admin = new pg.Client({ connectionString: target.adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${suite.templateDatabase}`);
-  const databaseUrl = databaseUrlFor(suite.adminUrl, databaseName);
+  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${target.templateDatabase}`);
+  const databaseUrl = databaseUrlFor(target.adminUrl, databaseName);
   let database: DatabaseHandle | undefined;
   let roles: FleetRoles | undefined;
   let receiver: WebhookReceiver | undefined;
@@ -212,15 +207,11 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
   try {
     database = await openDatabase({ databaseUrl, dataDir: '', embedded: 'own', poolSize: 3 });
     const tenant = await seedFleet(database.db, fleet);
-    await suite.redis.flushAll();
-    const [apiPort, teltonika, gt06] = [await freePort(), await freePort(), await freePort()];
-    const baseUrl = `http://127.0.0.1:${apiPort}`;
-    roles = new FleetRoles({
-      DATABASE_URL: databaseUrl, REDIS_URL: suite.redis.url, PORT: String(apiPort), HOST: '127.0.0.1',
-      TELTONIKA_PORT: String(teltonika), GT06_PORT: String(gt06),
+    const started = await target.start(databaseName, {
       WEBHOOK_ALLOW_PRIVATE: 'true', ETA_REFRESH_S: String(settings.etaRefreshS), DEMO_SEED: 'false', DEMO_SIMULATE: 'false',
     });
-    await roles.startAll();
+    roles = started.roles;
+    const baseUrl = started.apiUrl;
 
     receiver = await WebhookReceiver.start();
     receiver.useSecret(await registerWebhook(baseUrl, tenant.key, receiver.url));
@@ -230,7 +221,7 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
     const parkedStartAt = fleetStart + settings.parkedTravelAtMs;
     const parkedTravelId = await scheduleParkedTravel(database.db, fleet, tenant, new Date(parkedStartAt));
     for (const [i, v] of [...fleet.vehicles, fleet.parked].entries()) {
-      trackers.push(new SeededTracker(v, { host: '127.0.0.1', ports: { teltonika, gt06 } }, settings.periodMs, 250 + (i % 8) * 40));
+      trackers.push(new SeededTracker(v, started.trackers, settings.periodMs, 250 + (i % 8) * 40));
     }
     // Spread over one period, as real trackers are not synchronised.
     trackers.forEach((t, i) => setTimeout(() => t.start(), (i * settings.periodMs) / trackers.length).unref());
@@ -241,7 +232,7 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
     let faultEnd: number | undefined;
     const watch = watchCatchUp(database, tenant.accountId, trackers, receiver, () => faultEnd, fleet.parked.imei);
     const window = fault
-      ? await fault.inject({ roles, redis: suite.redis, receiver, databaseName, adminUrl: suite.adminUrl, ended: (at) => (faultEnd ??= at) })
+      ? await fault.inject({ fleet: target, roles, receiver, databaseName, ended: (at) => (faultEnd ??= at) })
       : { start: Date.now(), end: Date.now() };
     faultEnd ??= window.end;
 
@@ -311,7 +302,11 @@ export async function runFleet(suite: SuiteServers, fault: Fault | undefined, se
           delivered: watch.stages.delivered === undefined ? undefined : Math.max(0, watch.stages.delivered - window.end),
         },
       },
-      api: { ok: api.results.filter((r) => r.ok).length, failed: api.results.filter((r) => !r.ok).length },
+      api: {
+        ok: api.results.filter((r) => r.ok).length,
+        failed: api.results.filter((r) => !r.ok).length,
+        duringFault: api.results.filter((r) => r.ok && r.at >= window.start && r.at <= window.end).length,
+      },
       crashed,
       exits,
       processesStarted: roles.started,

@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { PG_BIN, postgresUrl, startPostgresPair } from '../../deploy/local-cluster/postgres-pair.ts';
+import { run } from '../../deploy/local-cluster/postgres-user.ts';
+import { startRedisCluster } from '../../deploy/local-cluster/redis-cluster.ts';
+import { ENGINE_QUEUE } from '../../engine/engine-jobs.ts';
+import { askRedis, type ClusterFleet } from './cluster-fleet.ts';
+import { diedWithDeliveriesInFlight, killNode } from './fault-catalog.ts';
+import type { Fault, FaultContext, FaultWindow } from './fleet-run.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long the PostgreSQL replica stays stopped. */
+const REPLICA_OUTAGE_MS = 5_000;
+
+/** The engine queue's hash tag on a cluster, as fleet names it: `{fleetcore-<database>:<queue>}` (bullmq-queues.ts). */
+const engineQueueKey = (databaseName: string) => `{fleetcore-${databaseName}:${ENGINE_QUEUE}}:wait`;
+
+/** The master serving `slot`, and its replicas, as the node on `askPort` sees it. */
+async function slotOwner(askPort: number, slot: number): Promise<{ master: number; replicas: number[] } | undefined> {
+  const ranges = await askRedis(askPort, (c) => c.cluster('SLOTS'));
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+  const [, , master, ...replicas] = range ?? [];
+  return master ? { master: master[1], replicas: replicas.map((r) => r[1]) } : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILL the Redis master that holds the engine queue's slot: its replica must take over (the
+ * cluster's own failover, after cluster-node-timeout), and the nodes carry on through it. The killed
+ * node is started again after the failover (as a supervisor would) and joins as a replica.
+ */
+const redisMasterKilled: Fault<ClusterFleet> = {
+  name: 'SIGKILL a Redis master',
+  does: 'kill -9 the Redis master holding the engine queue\'s slot; its replica takes over, the killed node is started again after the failover',
+  async inject({ fleet, databaseName, ended }: FaultContext<ClusterFleet>): Promise<FaultWindow> {
+    const ports = fleet.layout.redisPorts;
+    const slot = Number(await askRedis(ports[0]!, (c) => c.cluster('KEYSLOT', engineQueueKey(databaseName))));
+    const owner = await slotOwner(ports[0]!, slot);
+    if (!owner || owner.replicas.length === 0) throw new Error(`no master with a replica serves slot ${slot}`);
+    const info = await askRedis(owner.master, (c) => c.info('server'));
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    const start = Date.now();
+    process.kill(pid, 'SIGKILL');
+    while (alive(pid)) await sleep(20);
+    // Failed over: one of its replicas serves the slot, as the cluster sees it from there.
+    const deadline = start + 30_000;
+    let takenBy: number | undefined;
+    while (takenBy === undefined) {
+      for (const replica of owner.replicas) {
+        const now = await slotOwner(replica, slot).catch(() => undefined);
+        const state = await askRedis(replica, (c) => c.cluster('INFO')).then(String, () => '');
+        if (now?.master === replica && /cluster_state:ok/.test(state)) takenBy = replica;
+      }
+      if (takenBy === undefined && Date.now() > deadline) throw new Error(`no replica of ${owner.master} took over slot ${slot} in 30 s`);
+      if (takenBy === undefined) await sleep(100);
+    }
+    const end = Date.now();
+    ended(end);
+    await startRedisCluster(fleet.layout);
+    return { start, end, note: `master :${owner.master} (slot ${slot}, the engine queue's) killed; its replica :${takenBy} took over ${((end - start) / 1000).toFixed(1)} s later` };
+  },
+  evidence: (run) => run.window.note,
+};
+
+/** Stops the streaming replica (an immediate shutdown, as a crash), and starts it again: the API reads from the primary meanwhile. */
+const postgresReplicaStopped: Fault<ClusterFleet> = {
+  name: 'PostgreSQL replica stopped',
+  does: `pg_ctl stop -m immediate the streaming replica (DATABASE_READ_URL), started again ${REPLICA_OUTAGE_MS / 1000} s later`,
+  async inject({ fleet }: FaultContext<ClusterFleet>): Promise<FaultWindow> {
+    const replica = new pg.Client({ connectionString: postgresUrl(fleet.layout.postgresReplicaPort, 'postgres') });
+    await replica.connect();
+    const dataDir = String((await replica.query('SHOW data_directory')).rows[0].data_directory);
+    await replica.end();
+    const start = Date.now();
+    await run(join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop'], { asPostgres: true });
+    await sleep(REPLICA_OUTAGE_MS);
+    await startPostgresPair(fleet.layout); // starts what is not running: the replica
+    return { start, end: Date.now(), note: 'the replica was down' };
+  },
+  evidence: (run) => (run.window.note && run.api.duringFault > 0 ? `the API answered ${run.api.duringFault} requests while the replica was down` : undefined),
+};
+
+/** HAProxy's view once the node is gone, for the window's note. */
+const markedDown = (node: string) => async ({ fleet }: FaultContext<ClusterFleet>) =>
+  `HAProxy marked ${node} down ${((await fleet.untilMarkedDown(node)) / 1000).toFixed(1)} s after the kill`;
+
+/** The faults the suite injects into the local cluster, each into a run of its own; killed fleet nodes stay down. */
+export const CLUSTER_FAULTS: Fault<ClusterFleet>[] = [
+  redisMasterKilled,
+  postgresReplicaStopped,
+  killNode<ClusterFleet>('ingest-1', {
+    watch: markedDown('ingest-1'),
+    evidence(run) {
+      const reconnected = run.trackers.filter((t) => t.reconnects > 0).length;
+      return reconnected > 0 && run.window.note ? `${reconnected} trackers lost their connection and reconnected through HAProxy to ingest-2; ${run.window.note}` : undefined;
+    },
+  }),
+  killNode<ClusterFleet>('engine-1', { withDeliveriesInFlight: true, evidence: diedWithDeliveriesInFlight }),
+  killNode<ClusterFleet>('api-1', {
+    watch: markedDown('api-1'),
+    evidence: (run) => (run.window.note ? `${run.window.note}; ${run.api.failed} API requests failed` : undefined),
+  }),
+];
