@@ -50,6 +50,8 @@ export function sharedEnvironment(layout: ClusterLayout, extra: Record<string, s
     DATABASE_READ_URL: postgresUrl(layout.postgresReplicaPort, DATABASE_NAME),
     REDIS_URL: '',
     REDIS_CLUSTER_NODES: redisClusterNodes(layout),
+    // The engine's work over six queues so it spreads over the three masters; ingest and engine agree on it.
+    ENGINE_QUEUES: '6',
     DEMO_SEED: 'false',
     DEMO_SIMULATE: 'false',
     PUBLIC_URL: `http://127.0.0.1:${layout.apiPort}`,
