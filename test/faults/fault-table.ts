@@ -41,7 +41,7 @@ export function faultRow(run: RunResult, baseline: RunResult): FaultRow {
     note: problems.length > 0 ? problems.join('; ') : `${run.acked} fixes ACKed, ${run.keys.length} events compared, ${run.receiver.delivered} delivered`,
     detail: [
       `caught up: fixes ACKed ${seconds(run.recovery.stagesMs.acked)}, evaluated ${seconds(run.recovery.stagesMs.evaluated)}, events delivered ${seconds(run.recovery.stagesMs.delivered)}`,
-      `fault ${seconds(run.window.end - run.window.start)} long`,
+      `fault ${seconds(run.window.end - run.window.start)} long${run.window.note ? ` (${run.window.note})` : ''}`,
       `${run.trackers.reduce((n, t) => n + t.reconnects, 0)} tracker reconnects`,
       `${run.api.failed} of ${run.api.failed + run.api.ok} API requests failed`,
       `webhook: ${run.receiver.requests} requests for ${run.receiver.delivered} events (${run.receiver.stalled} held, ${run.receiver.refusals} refused, ${run.receiver.abandoned} abandoned by their sender)`,
