@@ -3,7 +3,8 @@ import pg from 'pg';
 import { PG_BIN, postgresUrl, startPostgresPair } from '../../deploy/local-cluster/postgres-pair.ts';
 import { run } from '../../deploy/local-cluster/postgres-user.ts';
 import { startRedisCluster } from '../../deploy/local-cluster/redis-cluster.ts';
-import { ENGINE_QUEUE } from '../../engine/engine-jobs.ts';
+import { sharedEnvironment } from '../../deploy/local-cluster/fleet-nodes.ts';
+import { engineQueueName } from '../../engine/engine-queues.ts';
 import { askRedis, type ClusterFleet } from './cluster-fleet.ts';
 import { diedWithDeliveriesInFlight, killNode } from './fault-catalog.ts';
 import type { Fault, FaultContext, FaultWindow } from './fleet-run.ts';
@@ -13,8 +14,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** How long the PostgreSQL replica stays stopped. */
 const REPLICA_OUTAGE_MS = 5_000;
 
-/** The engine queue's hash tag on a cluster, as fleet names it: `{fleetcore-<database>:<queue>}` (bullmq-queues.ts). */
-const engineQueueKey = (databaseName: string) => `{fleetcore-${databaseName}:${ENGINE_QUEUE}}:wait`;
+/** An engine queue's key on a cluster, under the hash tag fleet gives it: `{fleetcore-<database>:<queue>}` (bullmq-queues.ts). */
+const engineQueueKey = (databaseName: string, index: number) => `{fleetcore-${databaseName}:${engineQueueName(index)}}:wait`;
 
 /** The master serving `slot`, and its replicas, as the node on `askPort` sees it. */
 async function slotOwner(askPort: number, slot: number): Promise<{ master: number; replicas: number[] } | undefined> {
@@ -34,18 +35,35 @@ function alive(pid: number): boolean {
 }
 
 /**
- * SIGKILL the Redis master that holds the engine queue's slot: its replica must take over (the
+ * The master holding the most engine queues (ENGINE_QUEUES as the cluster sets it), the first
+ * queue's (travel starts and schedules) on a tie: the busiest, for the engine.
+ */
+async function busiestMaster(fleet: ClusterFleet, databaseName: string): Promise<{ slot: number; queues: number; master: number; replicas: number[] }> {
+  const ask = fleet.layout.redisPorts[0]!;
+  const count = Number(sharedEnvironment(fleet.layout).ENGINE_QUEUES ?? '1');
+  const byMaster = new Map<number, { slot: number; queues: number; master: number; replicas: number[] }>();
+  for (let i = 0; i < count; i++) {
+    const slot = Number(await askRedis(ask, (c) => c.cluster('KEYSLOT', engineQueueKey(databaseName, i))));
+    const owner = await slotOwner(ask, slot);
+    if (!owner || owner.replicas.length === 0) throw new Error(`no master with a replica serves slot ${slot}`);
+    const seen = byMaster.get(owner.master);
+    if (seen) seen.queues++;
+    else byMaster.set(owner.master, { slot, queues: 1, ...owner });
+  }
+  return [...byMaster.values()].reduce((a, b) => (b.queues > a.queues ? b : a));
+}
+
+/**
+ * SIGKILL the Redis master holding the most engine queues mid-load: its replica must take over (the
  * cluster's own failover, after cluster-node-timeout), and the nodes carry on through it. The killed
  * node is started again after the failover (as a supervisor would) and joins as a replica.
  */
 const redisMasterKilled: Fault<ClusterFleet> = {
   name: 'SIGKILL a Redis master',
-  does: 'kill -9 the Redis master holding the engine queue\'s slot; its replica takes over, the killed node is started again after the failover',
+  does: 'kill -9 the Redis master holding the most engine queues; its replica takes over, the killed node is started again after the failover',
   async inject({ fleet, databaseName, ended }: FaultContext<ClusterFleet>): Promise<FaultWindow> {
-    const ports = fleet.layout.redisPorts;
-    const slot = Number(await askRedis(ports[0]!, (c) => c.cluster('KEYSLOT', engineQueueKey(databaseName))));
-    const owner = await slotOwner(ports[0]!, slot);
-    if (!owner || owner.replicas.length === 0) throw new Error(`no master with a replica serves slot ${slot}`);
+    const owner = await busiestMaster(fleet, databaseName);
+    const slot = owner.slot;
     const info = await askRedis(owner.master, (c) => c.info('server'));
     const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
     const start = Date.now();
@@ -66,7 +84,7 @@ const redisMasterKilled: Fault<ClusterFleet> = {
     const end = Date.now();
     ended(end);
     await startRedisCluster(fleet.layout);
-    return { start, end, note: `master :${owner.master} (slot ${slot}, the engine queue's) killed; its replica :${takenBy} took over ${((end - start) / 1000).toFixed(1)} s later` };
+    return { start, end, note: `master :${owner.master} (${owner.queues} engine queue${owner.queues === 1 ? '' : 's'}) killed; its replica :${takenBy} took over ${((end - start) / 1000).toFixed(1)} s later` };
   },
   evidence: (run) => run.window.note,
 };
