@@ -37,7 +37,6 @@ import { driverRoutes } from './routes/drivers.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { mapRoutes } from './map/map-routes.ts';
 import { consoleRoutes } from './console/console-routes.ts';
-import { FirstRunSetup } from './auth/first-run-setup.ts';
 import { firstRunRoutes } from './routes/first-run.ts';
 import type { MapTiles } from './map/map-tiles.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
@@ -109,8 +108,6 @@ export interface AppDeps {
   sessions?: { idleMs: number; maxMs: number; publicUrl?: string };
   /** Failed sign-ins per email (SIGN_IN_FAILURE_LIMIT a minute, Redis with REDIS_URL); absent, 5 a minute in this process. */
   signInFailureLimiter?: RateLimiter;
-  /** The first account's one-time setup (POST /auth/setup), opened by the server when it starts with no account. */
-  firstRun?: FirstRunSetup;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client; absent, none. */
   trustedProxies?: TrustedProxies;
   /** Serve GET /metrics on this app (default); false when METRICS_PORT serves it on a port of its own. */
@@ -224,7 +221,7 @@ export function createApp(deps: AppDeps) {
   // build the full fetch Request of every read, a measurable share of the fleet-wide reads' time.
   api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   api.route('/', signInRoutes(db, sessionSettings, failures));
-  api.route('/', firstRunRoutes(db, deps.firstRun ?? new FirstRunSetup(), sessionSettings, failures));
+  api.route('/', firstRunRoutes(db, sessionSettings, failures));
   api.use('*', failures.middleware());
   api.use('*', sessionAuthentication(db, sessionSettings));
   api.use('*', authenticate(db, log, credentials));

@@ -26,6 +26,7 @@ import * as signInSessions from './migrations/0024-sign-in-sessions.ts';
 import * as vehicleGroups from './migrations/0025-vehicle-groups.ts';
 import * as positionAttributesJson from './migrations/0026-position-attributes-json.ts';
 import * as engineStateJson from './migrations/0027-engine-state-json.ts';
+import * as firstRunTokens from './migrations/0028-first-run-tokens.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-vehicle-groups': vehicleGroups,
   '0026-position-attributes-json': positionAttributesJson,
   '0027-engine-state-json': engineStateJson,
+  '0028-first-run-tokens': firstRunTokens,
 };
 
 function migrator(db: Kysely<any>): Migrator {

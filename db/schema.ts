@@ -342,6 +342,13 @@ export interface SignInTokensTable {
   expires_at: Timestamp;
 }
 
+/** A first-run setup link's token (hashed): creates the first account once, while none exists, before it expires. */
+export interface FirstRunTokensTable {
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+}
+
 /** A short-lived token that opens event streams for one API key (a browser's EventSource cannot send headers). */
 export interface StreamTokensTable {
   token_hash: string;
@@ -629,6 +636,7 @@ export interface Database {
   stream_tokens: StreamTokensTable;
   user_sessions: UserSessionsTable;
   sign_in_tokens: SignInTokensTable;
+  first_run_tokens: FirstRunTokensTable;
   accounts: AccountsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../api/app.ts';
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, issueApiKey } from '../api/auth/api-key-token.ts';
-import { FirstRunSetup } from '../api/auth/first-run-setup.ts';
+import { issueSetupToken } from '../api/auth/first-run-setup.ts';
 import { hashPassword } from '../api/auth/password-hash.ts';
 import { insertSignInToken, setPasswordHash } from '../db/user-passwords.ts';
 import type { Permission } from '../domain/access/permissions.ts';
@@ -37,7 +37,7 @@ interface HttpRequest {
 interface Case {
   status: number;
   what: string;
-  request(s: ConformanceScene): HttpRequest;
+  request(s: ConformanceScene): HttpRequest | Promise<HttpRequest>;
   /** The key sent; by default one holding only the operation's permission. Undefined sends none. */
   key?(s: ConformanceScene, permission: Permission | undefined): string | undefined;
   /**
@@ -73,10 +73,10 @@ const NO_SESSION = '00000000-0000-4000-8000-000000000000';
  * (wrong tokens are counted per client address, one a minute allowed). Its cases run in order: the setup
  * creates the account, then a reopened setup finds one (409), then wrong tokens are refused and slowed.
  */
-let firstRun: { setup: FirstRunSetup; database: TestDatabase; http: { url: string; close(): Promise<void> }; token: string } | undefined;
+let firstRun: { database: TestDatabase; http: { url: string; close(): Promise<void> }; token: string } | undefined;
 const setupBody = (token: string) => ({ token, accountName: 'First Fleet', email: `first-${process.pid}@example.test`, timezone: 'Europe/Madrid', password: 'first owner password' });
 /** A setup opened again (a restart of a server with no account prints a new link). */
-const reopened = () => firstRun!.setup.issue();
+const reopened = () => issueSetupToken(firstRun!.database.db);
 const notASession = errorMatching(/for a signed-in session/);
 
 /**
@@ -1040,9 +1040,9 @@ const OPERATIONS: Record<string, { permission?: Permission; security?: unknown[]
       { status: 400, what: 'no account name', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: { ...setupBody('fst_x'), accountName: '' } }) },
       { status: 403, what: 'a page of another site', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody('fst_x'), headers: { Origin: 'https://elsewhere.example' } }), shows: errorMatching(/Cross-origin/) },
       { status: 404, what: 'a server whose setup is not open', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody('fst_x') }), shows: errorMatching(/No setup is open/) },
-      { status: 409, what: 'a setup opened again once an account exists', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(reopened()) }) },
-      { status: 403, what: 'a wrong token', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${reopened()}x`) }), shows: errorMatching(/not the one the server printed/) },
-      { status: 429, what: 'a wrong token past the limit', via: 'first-run', key: () => undefined, request: () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${reopened()}x`) }) },
+      { status: 409, what: 'a setup opened again once an account exists', via: 'first-run', key: () => undefined, request: async () => ({ path: '/auth/setup', method: 'POST', body: setupBody(await reopened()) }) },
+      { status: 403, what: 'a wrong token', via: 'first-run', key: () => undefined, request: async () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${await reopened()}x`) }), shows: errorMatching(/not the one the server printed/) },
+      { status: 429, what: 'a wrong token past the limit', via: 'first-run', key: () => undefined, request: async () => ({ path: '/auth/setup', method: 'POST', body: setupBody(`${await reopened()}x`) }) },
     ],
   },
   'POST /auth/sign-in': {
@@ -1160,8 +1160,8 @@ function casesOf(id: string): Case[] {
   const applicable = OPERATIONS[id]!.permission ? SHARED_CASES : SHARED_CASES.filter((c) => c.status !== 403);
   const shared = applicable.map(({ headers, ...shared }): Case => ({
     ...shared,
-    request: (s) => {
-      const request = sample(s);
+    request: async (s) => {
+      const request = await sample(s);
       return { ...request, headers: { ...request.headers, ...headers } };
     },
   }));
@@ -1187,12 +1187,11 @@ beforeAll(async () => {
   responses = openApiResponseValidator(doc);
   scene = await buildConformanceScene(t);
   await buildSessionScene();
-  const setup = new FirstRunSetup();
   const empty = await openTestDatabase();
   const firstRunApp = createApp({
-    db: empty.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config: TEST_CONFIG, firstRun: setup, authFailureLimiter: createMemoryRateLimiter(1, 60_000),
+    db: empty.db, log: silentLogger, rateLimiter: createMemoryRateLimiter(100_000, 10_000), config: TEST_CONFIG, authFailureLimiter: createMemoryRateLimiter(1, 60_000),
   });
-  firstRun = { setup, database: empty, http: await serveOverHttp(firstRunApp), token: setup.issue() };
+  firstRun = { database: empty, http: await serveOverHttp(firstRunApp), token: await issueSetupToken(empty.db) };
 
   const config = TEST_CONFIG;
   // Both on the same database as the main app, so the scene's keys authenticate there too.
@@ -1231,7 +1230,7 @@ afterAll(async () => {
 
 async function send(id: string, c: Case) {
   const { permission } = OPERATIONS[id]!;
-  const request = c.request(scene);
+  const request = await c.request(scene);
   // With no permission needed, a key holding one unrelated permission.
   const key = c.session ? undefined : c.key ? c.key(scene, permission) : scene.only[permission ?? 'devices:read'];
   const headers: Record<string, string> = { ...request.headers };

@@ -4,7 +4,6 @@ import { createApp } from '../../api/app.ts';
 import { EventFeed } from '../../api/events/event-feed.ts';
 import type { StreamLeases } from '../../api/events/open-streams.ts';
 import { TrustedProxies } from '../../api/trusted-proxies.ts';
-import type { FirstRunSetup } from '../../api/auth/first-run-setup.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { scheduleTravelStart, unscheduleTravelStart, type EngineQueue } from '../../engine/engine-jobs.ts';
@@ -46,8 +45,6 @@ export async function startApiRole(
     positionFeed?: PositionFeed;
     /** Serve GET /metrics on the API port (no METRICS_PORT). */
     metricsOnApiPort: boolean;
-    /** The first account's setup, opened after start when the database has no account. */
-    firstRun?: FirstRunSetup;
   },
 ): Promise<RunningApi> {
   // One reader of the event log for every stream this process serves; NOTIFY wakes it where it can LISTEN.
@@ -78,7 +75,6 @@ export async function startApiRole(
     signInFailureLimiter: deps.signInFailureLimiter,
     sessions: { idleMs: config.access.sessionIdleMs, maxMs: config.access.sessionMaxMs, publicUrl: config.access.publicUrl },
     trustedProxies: new TrustedProxies(config.access.trustProxy),
-    firstRun: deps.firstRun,
     oauth: { tokenTtlS: config.access.tokenTtlS, publicUrl: config.access.publicUrl },
     webhookDispatch: {
       deliverSoon: (ids, requestId) => enqueueDeliveries(deps.webhookQueue, ids.map((id) => ({ id, attempts: 0, again: Date.now(), requestId }))),

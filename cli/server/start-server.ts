@@ -24,7 +24,6 @@ import { connectRedisTarget, redisTargetOf } from '../redis-connection.ts';
 import { startApiRole } from './api-role.ts';
 import { startDemo } from './demo-role.ts';
 import { openFirstRun } from './first-run.ts';
-import { FirstRunSetup } from '../../api/auth/first-run-setup.ts';
 import { startEngineRole } from './engine-role.ts';
 import { startIngestRole } from './ingest-role.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -147,7 +146,6 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       : undefined;
     if (ingest) stack.push('ingest', ingest.stop);
     let api;
-    const firstRun = new FirstRunSetup();
     if (roles.has('api')) {
       const limiter = (limit: { max: number; windowMs: number }, prefix: string) =>
         redis ? createRedisRateLimiter(redis, limit.max, limit.windowMs, prefix) : createMemoryRateLimiter(limit.max, limit.windowMs);
@@ -168,7 +166,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
       const streamLeases = redis ? new RedisStreamLeases(redis, log, { prefix: `${keys}:event-streams:` }) : undefined;
       if (streamLeases) stack.push('event stream leases', () => streamLeases.close());
       api = await startApiRole(config, log, {
-        firstRun, database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), queueHealth: () => queues.health(), commandBus, positionFeed,
+        database, rateLimiter, overviewRateLimiter, authFailureLimiter, oauthTokenLimiter, signInFailureLimiter, streamLeases, metricsOnApiPort: config.metricsPort === undefined, engineQueue, webhookQueue: queues.queue(WEBHOOKS_QUEUE), queueHealth: () => queues.health(), commandBus, positionFeed,
       });
       stack.push('api', api.stop);
     }
@@ -176,7 +174,7 @@ export async function startServer(config: Config, log: Logger, roles: ReadonlySe
     const trackers = ingest?.trackers ?? [];
     const demo = await startDemo(config, log, { database, apiUrl: url, teltonikaPort: trackers.find((t) => t.protocol === 'teltonika')?.port });
     stack.push('demo fleet', demo.stop);
-    const welcome = demo.instructions ?? (api ? await openFirstRun(database.db, firstRun, config.access.publicUrl ?? url) : undefined);
+    const welcome = demo.instructions ?? (api ? await openFirstRun(database.db, config.access.publicUrl ?? url) : undefined);
 
     return { url, port: api?.port ?? 0, trackers, database, demo: welcome, metricsPort: metrics?.port, close: () => stack.stopAll() };
   } catch (error) {
