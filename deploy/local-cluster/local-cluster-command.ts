@@ -16,7 +16,7 @@ Trackers (HAProxy):     ${layout.trackers.map((t) => `${t.protocol} ${t.public}`
                         e.g. Teltonika devices to 127.0.0.1:${teltonika.public}
 HAProxy statistics:     http://127.0.0.1:${layout.statsPort}/stats
 First account:          DATABASE_URL=${postgresUrl(layout.pgbouncerPort)} PORT=${layout.apiPort} PUBLIC_URL=http://127.0.0.1:${layout.apiPort} npm run fleet -- demo
-                        (or account create and user create; an API node's one-time console link works only at that node)
+                        (or account create and user create; or the one-time console link each API node logs, fleet/api-1.log, through HAProxy)
 State and logs:         ${layout.dir} (fleet/<node>.log, redis/, postgres/, pgbouncer/, haproxy/)
 Stop:                   npm run local-cluster -- down   (add --purge to delete the data too)`);
 }
