@@ -13,6 +13,6 @@ export async function openFirstRun(db: Db, baseUrl: string): Promise<string[] | 
   return [
     'No account yet. Create the first account and its owner in the console:',
     `  ${baseUrl.replace(/\/+$/, '')}/console#setup=${token}`,
-    'The link works once, for 24 hours, at any API node of this database, while no account exists (or run: fleet account create, then fleet user create).',
+    'The link works once, for 24 hours, while no account exists, through any API process of this database (or run: fleet account create, then fleet user create).',
   ];
 }
