@@ -32,7 +32,7 @@ export function faultSettings(overrides: Partial<RunSettings> = {}): RunSettings
   };
 }
 
-/** A migrated database on `adminUrl`'s server for each run's to be copied from; returns its name. */
+/** Makes `name` on `adminUrl`'s server, migrated: the template each run's database is copied from. */
 export async function makeTemplateDatabase(adminUrl: string, name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -79,7 +79,7 @@ function expectSettled(run: RunResult): void {
 export interface FaultSuite<F extends FleetUnderTest> {
   /** The describe block's title, and the table's heading. */
   title: string;
-  /** Where, under `setting`, the fleet runs (for the table's heading): `three processes on one Redis` … */
+  /** What the fleet runs on, for the table's heading: `three processes on one Redis` … */
   where: string;
   /** test/artifacts/<artifact>: the table, what each fault did, per-stage times. */
   artifact: string;
