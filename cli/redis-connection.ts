@@ -99,20 +99,33 @@ function notOk(named: string, state: string | undefined): string {
 async function nodeProblem(settings: RedisClusterSettings, named: string): Promise<string | undefined> {
   for (const { host, port } of settings.nodes) {
     const node = new Redis(port, host, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableReadyCheck: false, ...(settings.password ? { password: settings.password } : {}) });
-    node.on('error', () => undefined);
+    // A refused AUTH comes as an error event; connect() then rejects with only "Connection is closed.".
+    let eventError: Error | undefined;
+    node.on('error', (error: Error) => (eventError = error));
     try {
       await node.connect();
       const info = parseRedisInfo(await node.info('cluster'));
       if (info.get('cluster_enabled') !== '1') return `${named}: ${host}:${port} is a standalone Redis, not a Redis Cluster node; point REDIS_URL at it instead`;
       const state = parseRedisInfo(String(await node.cluster('INFO'))).get('cluster_state');
       return state === 'ok' ? undefined : notOk(named, state);
-    } catch {
-      // Not this one: try the next node.
+    } catch (error) {
+      // A node that answers but refuses us speaks for the whole cluster: they share one password.
+      const refusal = passwordProblem(error as Error, settings, named) ?? (eventError && passwordProblem(eventError, settings, named));
+      if (refusal) return refusal;
+      // Otherwise not this one: try the next node.
     } finally {
       node.disconnect();
     }
   }
   return undefined;
+}
+
+/** The line for a node that wants a password fleet did not give, or refused the one it gave (never shown). */
+function passwordProblem(error: Error, settings: RedisClusterSettings, named: string): string | undefined {
+  const code = /^(NOAUTH|WRONGPASS)\b/.exec(error.message)?.[1];
+  if (!code) return undefined;
+  if (code === 'NOAUTH' || !settings.password) return `${named} requires a password (${code}): set REDIS_PASSWORD`;
+  return `${named} refused REDIS_PASSWORD (${code}): it is not the nodes' password`;
 }
 
 /** connectRedis or connectRedisCluster, whichever the target names. */

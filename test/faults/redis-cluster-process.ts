@@ -24,6 +24,8 @@ export class RedisClusterProcess {
     private readonly masters = 3,
     private readonly replicas: 0 | 1 = 0,
     private readonly args: readonly string[] = [],
+    /** Every node's requirepass and masterauth, as REDIS_PASSWORD names it. */
+    readonly password?: string,
   ) {}
 
   /** REDIS_CLUSTER_NODES for this cluster. */
@@ -32,7 +34,7 @@ export class RedisClusterProcess {
   }
 
   get settings(): RedisClusterSettings {
-    return { nodes: this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), password: undefined };
+    return { nodes: this.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), password: this.password };
   }
 
   async start(): Promise<void> {
@@ -41,11 +43,11 @@ export class RedisClusterProcess {
     const count = this.masters * (1 + this.replicas);
     for (let i = 0; i < count; i++) {
       const port = await freePort();
-      this.nodes.push(new RedisServerProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '2000', ...this.args]));
+      this.nodes.push(new RedisServerProcess(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '2000', ...this.args], this.password));
     }
     await Promise.all(this.nodes.map((n) => n.start()));
     const addresses = this.nodes.map((n) => `127.0.0.1:${n.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(this.replicas), '--cluster-yes'], { timeout: 30_000 });
+    await run('redis-cli', [...(this.password ? ['--no-auth-warning', '-a', this.password] : []), '--cluster', 'create', ...addresses, '--cluster-replicas', String(this.replicas), '--cluster-yes'], { timeout: 30_000 });
     await this.waitUntilOk();
   }
 
@@ -67,7 +69,7 @@ export class RedisClusterProcess {
   }
 
   private async clusterInfo(port: number): Promise<string> {
-    const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+    const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500, ...(this.password ? { password: this.password } : {}) });
     client.on('error', () => undefined);
     try {
       await client.connect();

@@ -14,15 +14,17 @@ export class RedisServerProcess {
   constructor(
     readonly port: number,
     private readonly args: readonly string[] = [],
+    /** requirepass (and masterauth, for a replica or a cluster node): clients, the suite's own included, need it. */
+    private readonly password?: string,
   ) {}
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `redis://${this.password ? `:${encodeURIComponent(this.password)}@` : ''}127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
     if (this.child) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...this.args], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...(this.password ? ['--requirepass', this.password, '--masterauth', this.password] : []), ...this.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
