@@ -46,6 +46,11 @@ async function busiestMaster(fleet: ClusterFleet, databaseName: string): Promise
     const slot = Number(await askRedis(ask, (c) => c.cluster('KEYSLOT', engineQueueKey(databaseName, i))));
     const owner = await slotOwner(ask, slot);
     if (!owner || owner.replicas.length === 0) throw new Error(`no master with a replica serves slot ${slot}`);
+    // The key is rebuilt here from fleet's naming: if that naming changed, this master holds no queue
+    // and killing it would prove nothing, so the fault refuses to run instead.
+    const tag = engineQueueKey(databaseName, i).replace(/:wait$/, '');
+    const [, keys] = await askRedis(owner.master, (c) => c.scan('0', 'MATCH', `${tag}:*`, 'COUNT', 100_000));
+    if (keys.length === 0) throw new Error(`no key of engine queue ${i} under ${tag} on master ${owner.master}: has the queues' naming changed?`);
     const seen = byMaster.get(owner.master);
     if (seen) seen.queues++;
     else byMaster.set(owner.master, { slot, queues: 1, ...owner });
