@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -6,7 +5,7 @@ import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { adminPool, databaseUrlFor } from '../db/postgres-admin.ts';
 import { engineQueueName, queueIndexOf } from '../engine/engine-queues.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
-import { RedisClusterProcess } from './faults/redis-cluster-process.ts';
+import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, serve, type Serving } from './support/fleet-process.ts';
 import { driveThrough } from './support/scripted-tracker.ts';
@@ -16,12 +15,7 @@ import { driveThrough } from './support/scripted-tracker.ts';
 // each queue's keys sit under its own hash tag on the master of its slot, so the engine's work is
 // spread over the masters.
 
-const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
-const SKIPPED = !process.env.DATABASE_URL
-  ? ' (skipped: set DATABASE_URL; the embedded database cannot share Redis)'
-  : !redisServerInstalled
-    ? ' (skipped: redis-server is not installed; apt-get install redis-server)'
-    : '';
+const SKIPPED = redisClusterSuiteSkipped();
 
 const QUEUES = 3;
 const DEPOT = { lat: 19.4, lng: -99.1 };

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedisCluster } from '../cli/redis-connection.ts';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
-import { RedisClusterProcess } from './faults/redis-cluster-process.ts';
+import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
+import { openEventStream } from './support/event-stream.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { driveThrough } from './support/scripted-tracker.ts';
@@ -14,12 +13,7 @@ import { startupRefusal } from './support/startup-refusal.ts';
 // REDIS_PASSWORD reaches every connection fleet makes to it (the queues and their workers, command
 // routing, the position feed's publish and subscribe), and a start without it is refused in one line.
 
-const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
-const SKIPPED = !process.env.DATABASE_URL
-  ? ' (skipped: set DATABASE_URL; the embedded database cannot share Redis)'
-  : !redisServerInstalled
-    ? ' (skipped: redis-server is not installed; apt-get install redis-server)'
-    : '';
+const SKIPPED = redisClusterSuiteSkipped();
 
 const PASSWORD = 'fleet cluster p@ss';
 const IMEI = '356307042449902';
@@ -70,14 +64,8 @@ describe.skipIf(SKIPPED !== '')(`a Redis Cluster with a password (REDIS_PASSWORD
     const headers = { Authorization: `Bearer ${tenant.key}` };
     // The stream's positions come through the cluster's pub/sub, on connections of their own.
     const positions: string[] = [];
-    const source = new EventSource(`${server.url}/api/v1/events/stream?types=vehicle.position`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-    });
+    const source = await openEventStream(server.url, tenant.key, 'vehicle.position');
     source.addEventListener('vehicle.position', (m) => positions.push(JSON.parse(m.data as string).id));
-    await new Promise<void>((resolve, reject) => {
-      source.addEventListener('open', () => resolve(), { once: true });
-      source.addEventListener('error', (e) => reject(new Error(`stream: ${(e as { message?: string }).message}`)), { once: true });
-    });
 
     await driveThrough(trackerPort, IMEI, DEPOT);
     await eventually(

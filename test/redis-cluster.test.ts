@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { EventSource } from 'eventsource';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
-import { RedisClusterProcess } from './faults/redis-cluster-process.ts';
+import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
+import { openEventStream } from './support/event-stream.ts';
 import { eventually } from './support/eventually.ts';
 import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { driveThrough, scriptedTracker } from './support/scripted-tracker.ts';
@@ -15,12 +14,7 @@ import { driveThrough, scriptedTracker } from './support/scripted-tracker.ts';
 // events. Then the master holding the engine queue stops: its replica takes over, and the engine
 // goes on producing events without a restart.
 
-const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
-const SKIPPED = !process.env.DATABASE_URL
-  ? ' (skipped: set DATABASE_URL; the embedded database cannot share Redis)'
-  : !redisServerInstalled
-    ? ' (skipped: redis-server is not installed; apt-get install redis-server)'
-    : '';
+const SKIPPED = redisClusterSuiteSkipped();
 
 const IMEI = '356307042449901';
 const DEPOT = { lat: 19.4, lng: -99.1 };
@@ -87,14 +81,8 @@ describe.skipIf(SKIPPED !== '')(`fleet serve on a Redis Cluster (REDIS_CLUSTER_N
       /trackers on teltonika/,
     );
     const positions: string[] = [];
-    const source = new EventSource(`${server.url}/api/v1/events/stream?types=vehicle.position`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${key}` } }),
-    });
+    const source = await openEventStream(server.url, key, 'vehicle.position');
     source.addEventListener('vehicle.position', (m) => positions.push(JSON.parse(m.data as string).id));
-    await new Promise<void>((resolve, reject) => {
-      source.addEventListener('open', () => resolve(), { once: true });
-      source.addEventListener('error', (e) => reject(new Error(`stream: ${(e as { message?: string }).message}`)), { once: true });
-    });
     await driveThrough(trackerPort, IMEI, DEPOT);
     expect(await storedPositions()).toBe(3);
     await eventually(geofenceEvents, (types) => expect(types).toEqual(['vehicle.geofence.enter', 'vehicle.geofence.exit']), 20_000);

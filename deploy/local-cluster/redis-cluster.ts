@@ -47,7 +47,8 @@ export async function stopRedisCluster(layout: ClusterLayout): Promise<void> {
   await Promise.all(layout.redisPorts.map((port) => stopProcess(pidFile(layout, port), 'redis-server')));
 }
 
-async function ask<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
+/** A question to one Redis node of the cluster, on a connection of its own that gives up at once. */
+export async function askRedis<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
   const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
   client.on('error', () => undefined);
   try {
@@ -60,7 +61,7 @@ async function ask<T>(port: number, question: (client: Redis) => Promise<T>): Pr
 
 async function waitForPing(port: number, log: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await ask(port, (c) => c.ping()).catch(() => undefined))) {
+  while (!(await askRedis(port, (c) => c.ping()).catch(() => undefined))) {
     if (Date.now() > deadline) {
       const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n') : '(no log)';
       throw new Error(`redis-server on port ${port} did not answer in ${timeoutMs} ms; its log ends:\n${tail}`);
@@ -74,7 +75,7 @@ export async function waitUntilClusterOk(layout: ClusterLayout, timeoutMs = 30_0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const running = layout.redisPorts.filter((port) => redisNodeRunning(layout, port));
-    const states = await Promise.all(running.map((port) => ask(port, (c) => c.cluster('INFO')).then(String, () => '')));
+    const states = await Promise.all(running.map((port) => askRedis(port, (c) => c.cluster('INFO')).then(String, () => '')));
     if (running.length > 0 && states.every((s) => /cluster_state:ok/.test(s))) return;
     if (Date.now() > deadline) throw new Error(`the Redis Cluster did not reach cluster_state:ok in ${timeoutMs} ms (logs: ${layout.paths.redis}/*/redis.log)`);
     await sleep(200);

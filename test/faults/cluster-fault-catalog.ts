@@ -5,7 +5,8 @@ import { run } from '../../deploy/local-cluster/postgres-user.ts';
 import { startRedisCluster } from '../../deploy/local-cluster/redis-cluster.ts';
 import { sharedEnvironment } from '../../deploy/local-cluster/fleet-nodes.ts';
 import { engineQueueName } from '../../engine/engine-queues.ts';
-import { askRedis, type ClusterFleet } from './cluster-fleet.ts';
+import { askRedis } from '../../deploy/local-cluster/redis-cluster.ts';
+import type { ClusterFleet } from './cluster-fleet.ts';
 import { diedWithDeliveriesInFlight, killNode } from './fault-catalog.ts';
 import type { Fault, FaultContext, FaultWindow } from './fleet-run.ts';
 

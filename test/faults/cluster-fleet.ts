@@ -1,24 +1,12 @@
-import { Redis } from 'ioredis';
 import type { ClusterLayout } from '../../deploy/local-cluster/cluster-layout.ts';
 import { fleetNodes, nodeEnvironment, sharedEnvironment, stopFleetNode } from '../../deploy/local-cluster/fleet-nodes.ts';
 import { haproxyServers } from '../../deploy/local-cluster/haproxy.ts';
+import { askRedis } from '../../deploy/local-cluster/redis-cluster.ts';
 import { DATABASE_NAME, postgresUrl } from '../../deploy/local-cluster/postgres-pair.ts';
 import { FleetRoles, type FleetNodes } from './fleet-roles.ts';
 import type { FleetEndpoints, FleetUnderTest } from './fleet-under-test.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A question to one Redis node of the cluster, on a connection of its own that gives up at once. */
-export async function askRedis<T>(port: number, question: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await question(client);
-  } finally {
-    client.disconnect();
-  }
-}
 
 /**
  * The local cluster (deploy/local-cluster, brought up by its own `up`) as the fleet under test: two

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,16 @@ import { freePort } from '../support/fleet-process.ts';
 import { RedisServerProcess } from './redis-server-process.ts';
 
 const run = promisify(execFile);
+
+/**
+ * Why a suite that runs `fleet serve` on a Redis Cluster of its own is skipped here, as a title's
+ * suffix; empty when it can run.
+ */
+export function redisClusterSuiteSkipped(): string {
+  if (!process.env.DATABASE_URL) return ' (skipped: set DATABASE_URL; the embedded database cannot share Redis)';
+  if (spawnSync('redis-server', ['--version']).status !== 0) return ' (skipped: redis-server is not installed; apt-get install redis-server)';
+  return '';
+}
 
 /**
  * A Redis Cluster of a suite's own: `masters` redis-servers (and as many replicas, one per master,
