@@ -352,11 +352,17 @@ describe('Prometheus, Grafana provisioning and the compose monitoring profile', 
 
   it('starts prometheus and grafana only with --profile monitoring, on pinned images', () => {
     for (const name of ['postgis', 'redis', 'fleetcore', 'prometheus', 'grafana']) expect(services.has(name), `service ${name}`).toBe(true);
-    const profiled = [...services].filter(([, block]) => block.some((l) => /^ {4}profiles:/.test(l)));
-    expect(profiled.map(([name]) => name).sort()).toEqual(['grafana', 'prometheus']);
-    for (const [name, block] of profiled) {
-      expect(block.some((l) => /^ {4}profiles:\s*\[\s*["']?monitoring["']?\s*\]\s*$/.test(l)), `${name} is in the monitoring profile`).toBe(true);
+    const inProfile = (profile: string) =>
+      [...services].filter(([, block]) => block.some((l) => new RegExp(`^ {4}profiles:\\s*\\[\\s*["']?${profile}["']?\\s*\\]\\s*$`).test(l))).map(([name]) => name);
+    const profiled = [...services].filter(([, block]) => block.some((l) => /^ {4}profiles:/.test(l))).map(([name]) => name);
+    expect(inProfile('monitoring').sort()).toEqual(['grafana', 'prometheus']);
+    // The only other profile is the local cluster's, whose services are all named for it.
+    for (const name of profiled.filter((n) => !inProfile('monitoring').includes(n))) {
+      expect(inProfile('cluster'), `${name} is in the cluster profile`).toContain(name);
+      expect(name).toMatch(/^cluster-/);
     }
+    // The default services stay outside every profile.
+    for (const name of ['postgis', 'redis', 'fleetcore']) expect(profiled).not.toContain(name);
     expect(serviceEnv('prometheus', 'image')).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
     expect(serviceEnv('grafana', 'image')).toMatch(/^grafana\/grafana:11\.\d+\.\d+$/);
   });
