@@ -7,7 +7,7 @@ import { engineQueueName, queueIndexOf } from '../engine/engine-queues.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
 import { eventually } from './support/eventually.ts';
-import { freePort, serve, type Serving } from './support/fleet-process.ts';
+import { freePort, serve, stopServing, type Serving } from './support/fleet-process.ts';
 import { driveThrough } from './support/scripted-tracker.ts';
 
 // `fleet serve` with ENGINE_QUEUES=3 on a Redis Cluster of this file's own (3 masters): three
@@ -74,10 +74,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (server) {
-    server.process.kill('SIGTERM');
-    await server.exited;
-  }
+  await stopServing(server);
   await setup?.close();
   if (databaseName) {
     const admin = adminPool(process.env.DATABASE_URL!);

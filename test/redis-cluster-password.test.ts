@@ -5,7 +5,7 @@ import { fixtures } from '../simulators/fleet-records.ts';
 import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
 import { openEventStream } from './support/event-stream.ts';
 import { eventually } from './support/eventually.ts';
-import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
+import { freePort, freshDatabase, serve, stopServing, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { driveThrough } from './support/scripted-tracker.ts';
 import { startupRefusal } from './support/startup-refusal.ts';
 
@@ -33,10 +33,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (server) {
-    server.process.kill('SIGTERM');
-    await server.exited;
-  }
+  await stopServing(server);
   await setup?.close();
   await fresh?.destroy();
   await cluster?.stop();

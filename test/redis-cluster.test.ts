@@ -5,7 +5,7 @@ import { fixtures } from '../simulators/fleet-records.ts';
 import { RedisClusterProcess, redisClusterSuiteSkipped } from './faults/redis-cluster-process.ts';
 import { openEventStream } from './support/event-stream.ts';
 import { eventually } from './support/eventually.ts';
-import { freePort, freshDatabase, serve, type FreshDatabase, type Serving } from './support/fleet-process.ts';
+import { freePort, freshDatabase, serve, stopServing, type FreshDatabase, type Serving } from './support/fleet-process.ts';
 import { driveThrough, scriptedTracker } from './support/scripted-tracker.ts';
 
 // `fleet serve` on a Redis Cluster of this file's own (3 masters, each with a replica), named by
@@ -42,10 +42,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (server) {
-    server.process.kill('SIGTERM');
-    await server.exited;
-  }
+  await stopServing(server);
   await setup?.close();
   await fresh?.destroy();
   await cluster?.stop();

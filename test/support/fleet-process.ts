@@ -100,3 +100,10 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+/** Stops a `serve`d process as an operator would (SIGTERM) and waits until it has exited; nothing when none was started. */
+export async function stopServing(serving: Serving | undefined): Promise<void> {
+  if (!serving || serving.process.exitCode !== null) return;
+  serving.process.kill('SIGTERM');
+  await serving.exited;
+}
