@@ -1,5 +1,5 @@
 import { issueApiKey } from '../api/auth/api-key-token.ts';
-import { formatLocal } from '../api/time/zoned-time.ts';
+import { formatLocal } from '../domain/time/zoned-time.ts';
 import { createAccount } from '../db/accounts.ts';
 import { insertApiKey } from '../db/api-keys.ts';
 import { inTransaction, type Db } from '../db/database.ts';

@@ -27,6 +27,7 @@ import * as vehicleGroups from './migrations/0025-vehicle-groups.ts';
 import * as positionAttributesJson from './migrations/0026-position-attributes-json.ts';
 import * as engineStateJson from './migrations/0027-engine-state-json.ts';
 import * as firstRunTokens from './migrations/0028-first-run-tokens.ts';
+import * as notifications from './migrations/0029-notifications.ts';
 
 /** Every migration, in order. Listed here rather than read from disk so the set is fixed at build time. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026-position-attributes-json': positionAttributesJson,
   '0027-engine-state-json': engineStateJson,
   '0028-first-run-tokens': firstRunTokens,
+  '0029-notifications': notifications,
 };
 
 function migrator(db: Kysely<any>): Migrator {

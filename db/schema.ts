@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { NotificationChannel, NotificationRecipient } from '../domain/notifications/notification-rule.ts';
+import type { NotificationSchedule } from '../domain/notifications/notification-schedule.ts';
 import type { PendingCrossing } from '../domain/geofences/pending-crossing.ts';
 import type { Role as UserRole } from '../domain/access/roles.ts';
 
@@ -491,6 +493,111 @@ export interface EventFanoutCursorTable {
   last_event_id: ColumnType<string, string | number, string | number>;
 }
 
+/** An account's notification rule (docs/notifications.md): which events, vehicles, geofences, when, how often, to whom. */
+export interface NotificationRulesTable {
+  id: Generated<number>;
+  account_id: number;
+  mode: DeviceMode;
+  created_by: number | null;
+  name: string;
+  /** Event kinds and families (ending in `*`) as the user gave them. */
+  events: string[];
+  vehicle_scope: 'all' | 'groups' | 'list';
+  group_ids: ColumnType<number[], number[] | undefined, number[]>;
+  device_ids: ColumnType<number[], number[] | undefined, number[]>;
+  /** Null: any geofence (or none, for kinds without one). */
+  geofence_ids: number[] | null;
+  /** domain/notifications/notification-schedule.ts's NotificationSchedule; null: at any time. */
+  schedule: ColumnType<NotificationSchedule | null, string | null, string | null>;
+  timezone: string;
+  min_interval_s: ColumnType<number, number | undefined, number>;
+  recipients: ColumnType<NotificationRecipient[], string, string>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+
+/** A user's own addresses for notifications, and whether they are muted. */
+export interface NotificationChannelsTable {
+  user_id: number;
+  /** Null: the user's sign-in email. */
+  email: string | null;
+  telegram_chat_id: string | null;
+  phone: string | null;
+  muted: ColumnType<boolean, boolean | undefined, boolean>;
+  muted_until: Timestamp | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** A browser a user subscribed for web push (the Push API's subscription). */
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  user_agent: string | null;
+  created_at: CreatedAt;
+}
+
+/** A user's daily or weekly summary by email. */
+export interface ReportSubscriptionsTable {
+  id: Generated<number>;
+  account_id: number;
+  user_id: number;
+  mode: DeviceMode;
+  frequency: 'daily' | 'weekly';
+  /** Which reports: `trips`, `geofences`, `maintenance`. */
+  reports: string[];
+  /** `HH:mm` in `timezone`. */
+  local_time: string;
+  /** ISO weekday (1 = Monday) for a weekly one. */
+  weekday: number | null;
+  timezone: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  next_run_at: Timestamp;
+  last_run_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type NotificationDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One message to send: an event for a recipient on a channel (and browser), or one run of a scheduled report. */
+export interface NotificationDeliveriesTable {
+  /** bigint, read as a number; shown as a string by the API. */
+  id: ColumnType<number, never, never>;
+  account_id: number;
+  rule_id: number | null;
+  report_subscription_id: number | null;
+  user_id: number;
+  channel: NotificationChannel;
+  push_subscription_id: number | null;
+  event_id: ColumnType<number | null, string | number | null | undefined, never>;
+  event_type: string | null;
+  period_start: Timestamp | null;
+  period_end: Timestamp | null;
+  status: ColumnType<NotificationDeliveryStatus, NotificationDeliveryStatus | undefined, NotificationDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  claimed_until: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface NotificationRuleVehiclesTable {
+  rule_id: number;
+  device_id: number;
+  last_notified_at: Timestamp;
+}
+
+export interface NotificationFanoutCursorTable {
+  last_event_id: ColumnType<string, string | number, string | number>;
+}
+
 /** The tracker connection a device was last seen on, while it is open (as far as ingest knows). */
 export interface DeviceConnectionsTable {
   device_id: number;
@@ -624,6 +731,13 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   event_fanout_cursor: EventFanoutCursorTable;
+  notification_rules: NotificationRulesTable;
+  notification_channels: NotificationChannelsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  report_subscriptions: ReportSubscriptionsTable;
+  notification_deliveries: NotificationDeliveriesTable;
+  notification_rule_vehicles: NotificationRuleVehiclesTable;
+  notification_fanout_cursor: NotificationFanoutCursorTable;
   device_reports: DeviceReportsTable;
   late_fixes: LateFixesTable;
   ingest_dead_letters: IngestDeadLettersTable;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatLocal } from '../api/time/zoned-time.ts';
+import { formatLocal } from '../domain/time/zoned-time.ts';
 import { setAccountSpeedLimit } from '../db/accounts.ts';
 import { setDeviceSpeedLimit } from '../db/devices.ts';
 import { ENGINE_QUEUE, scheduleTravelStart, unscheduleTravelStart } from '../engine/engine-jobs.ts';

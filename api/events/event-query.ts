@@ -6,7 +6,7 @@ import type { EventFilter } from '../../db/event-log.ts';
 import { parseEventTypePatterns } from '../../domain/events/event-catalog.ts';
 import { ApiError } from '../api-error.ts';
 import { commaList } from '../query/comma-list.ts';
-import { parseIsoLocal } from '../time/zoned-time.ts';
+import { parseIsoLocal } from '../../domain/time/zoned-time.ts';
 
 
 /** The filters `GET /events` and its stream share. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { positionsAfter, type PositionRange, type PositionRow } from '../../db/position-history.ts';
 import { roundCoordinate, roundHeading, roundMetres, roundSpeedKmh } from '../../domain/display-precision.ts';
-import { isoInZone } from '../time/zoned-time.ts';
+import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { odometerKm } from './position-view.ts';
 
 /** RFC 4180: one header row, CRLF line ends, fields holding a comma, quote, CR or LF quoted with quotes doubled. */

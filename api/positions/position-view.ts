@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { PositionRow } from '../../db/position-history.ts';
 import { roundCoordinate, roundHeading, roundKm, roundMetres, roundSpeedKmh } from '../../domain/display-precision.ts';
-import { isoInZone } from '../time/zoned-time.ts';
+import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { heading, kilometres, latitude, longitude, metres, speedKmh } from '../views/rounded-fields.ts';
 
 /** The fields every format shows of a fix, after its time and coordinates. */

@@ -8,7 +8,7 @@ import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { decodeNameCursor, encodeNameCursor, type CursorContext } from '../pagination/name-cursor.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { parseIsoLocal } from '../time/zoned-time.ts';
+import { parseIsoLocal } from '../../domain/time/zoned-time.ts';
 import { DriverDetailSchema, DriverSchema, driverDetailView, driverView } from '../views/driver-view.ts';
 
 const MAX_LIMIT = 500;

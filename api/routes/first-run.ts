@@ -10,7 +10,7 @@ import type { FailedAuthenticationLimit } from '../auth/failed-authentication-li
 import { hashApiKey } from '../auth/api-key-token.ts';
 import { hashPassword } from '../auth/password-hash.ts';
 import { checkSameOrigin, type SessionSettings } from '../auth/session-cookie.ts';
-import { isValidTimeZone } from '../time/zoned-time.ts';
+import { isValidTimeZone } from '../../domain/time/zoned-time.ts';
 
 const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 const errorContent = json(ErrorEnvelope);

@@ -10,7 +10,7 @@ import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
-import { formatLocal } from '../time/zoned-time.ts';
+import { formatLocal } from '../../domain/time/zoned-time.ts';
 import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration } from '../views/report-view.ts';
 
 const MAX_RANGE_DAYS = 366;

@@ -5,7 +5,7 @@ import type { AppEnv } from '../app-env.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { parseDisplayTime } from '../time/zoned-time.ts';
+import { parseDisplayTime } from '../../domain/time/zoned-time.ts';
 import { TravelSchema, TravelSummarySchema, travelSummaryView, travelView } from '../views/travel-view.ts';
 
 export const MAX_WAYPOINTS = 100;

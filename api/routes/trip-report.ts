@@ -7,7 +7,7 @@ import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import { includedSections, reportDevices } from '../query/report-query.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
-import { isoInZone } from '../time/zoned-time.ts';
+import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { TRIP_REPORT_SECTIONS, TripReportSchema, stopView, summaryView, tripView } from '../views/trip-report-view.ts';
 
 const MAX_RANGE_DAYS = 366;

@@ -10,7 +10,7 @@ import { requireLiveMode } from '../auth/require-live-mode.ts';
 import { requirePermission } from '../auth/require-permission.ts';
 import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
-import { isValidTimeZone } from '../time/zoned-time.ts';
+import { isValidTimeZone } from '../../domain/time/zoned-time.ts';
 
 const MAX_SERIAL_ID = 2_147_483_647;
 const TAG = ['Users'];

@@ -1,5 +1,5 @@
 import { ApiError } from '../api-error.ts';
-import { parseIsoLocal } from './zoned-time.ts';
+import { parseIsoLocal } from '../../domain/time/zoned-time.ts';
 
 export const RANGE_BOTH_REQUIRED = 'Both from and to are required (ISO date or date-time, e.g. 2024-05-01 or 2024-05-01T08:30)';
 

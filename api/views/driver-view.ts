@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { AssignmentRecord, DriverRecord } from '../../db/drivers.ts';
 import { driverRating, RATING_WINDOW_DAYS, type DrivingTotals } from '../../domain/drivers/driver-rating.ts';
 import { metresToKm, roundMinutes } from '../../domain/display-precision.ts';
-import { isoInZone } from '../time/zoned-time.ts';
+import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { kilometres, minutes } from './rounded-fields.ts';
 
 const zonedTime = (description: string) =>

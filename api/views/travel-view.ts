@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { travelStatusName, type TravelRecord } from '../../db/travels.ts';
 import type { TravelWaypoint } from '../../db/schema.ts';
-import { timeObject } from '../time/zoned-time.ts';
+import { timeObject } from '../../domain/time/zoned-time.ts';
 
 export const TimeObjectSchema = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { StopRow, TripRow, VehicleTotals } from '../../db/trip-report.ts';
 import { metresToKm, roundCoordinate, roundSpeedKmh, roundTo } from '../../domain/display-precision.ts';
-import { isoInZone } from '../time/zoned-time.ts';
+import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { kilometres, LatLngSchema, speedKmh } from './rounded-fields.ts';
 
 export const TRIP_REPORT_SECTIONS = ['trips', 'stops', 'summary'] as const;

@@ -1,7 +1,7 @@
 import { findAccount } from '../../db/accounts.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import { createUser } from '../../db/users.ts';
-import { isValidTimeZone } from '../../api/time/zoned-time.ts';
+import { isValidTimeZone } from '../../domain/time/zoned-time.ts';
 import { optionalString, parseCommand, positiveInteger, requiredString } from '../command-line.ts';
 import type { Config } from '../config.ts';
 import { printResult } from '../output.ts';

@@ -22,6 +22,8 @@ export const PERMISSION_CATALOG = {
   'events:read': 'the event log and its live stream',
   'webhooks:read': 'webhooks and their delivery log',
   'webhooks:write': 'register, change, test and delete webhooks; retry deliveries',
+  'notifications:read': 'the account\'s notification rules and their delivery log',
+  'notifications:write': 'create, change and delete notification rules',
   'commands:read': 'remote commands and their state',
   'media:read': 'photos trackers sent: their list and their bytes',
   'commands:write': 'send and cancel remote commands (engine cut-off...); only when granted by name',

@@ -9,7 +9,7 @@ import { ALL_PERMISSIONS, beyond, covers, grants, PERMISSIONS, type Permission }
  * - `owner`: everything, the named-only permissions included; only an owner makes or unmakes owners.
  * - `admin`: the same permissions as an owner, but cannot make, change or remove an owner.
  * - `dispatcher`: reads the fleet, runs travels, geofences and commands (not raw `custom` text),
- *   records maintenance; no webhooks, users or audit log.
+ *   records maintenance, sets notification rules; no webhooks, users or audit log.
  * - `viewer`: reads the fleet; changes nothing but their own credentials.
  * Every role keeps `keys:read` / `keys:write` over the user's own keys and clients: minting is bounded
  * by the role, so a viewer can only mint read-only keys.
@@ -21,13 +21,13 @@ const NAMED_ONLY_OF_ADMINS: Permission[] = ['commands:write', 'commands:custom',
 
 const FLEET_READS: Permission[] = [
   'devices:read', 'vehicles:read', 'drivers:read', 'geofences:read', 'reports:read', 'travels:read', 'events:read',
-  'commands:read', 'maintenance:read', 'media:read', 'keys:read',
+  'commands:read', 'maintenance:read', 'media:read', 'keys:read', 'notifications:read',
 ];
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly string[]>> = {
   owner: [ALL_PERMISSIONS, ...NAMED_ONLY_OF_ADMINS],
   admin: [ALL_PERMISSIONS, ...NAMED_ONLY_OF_ADMINS],
-  dispatcher: [...FLEET_READS, 'geofences:write', 'travels:write', 'commands:write', 'maintenance:write', 'keys:write'],
+  dispatcher: [...FLEET_READS, 'geofences:write', 'travels:write', 'commands:write', 'maintenance:write', 'notifications:write', 'keys:write'],
   viewer: [...FLEET_READS, 'keys:write'],
 };
 
