@@ -23,6 +23,12 @@ const securityHeaders = (tiles?: MapTiles) => ({
 
 const OWN_FILES = pageFilesIn(join(import.meta.dirname, 'static'));
 const geomanDir = dirname(createRequire(import.meta.url).resolve('@geoman-io/leaflet-geoman-free'));
+/**
+ * The service worker that shows pushed notifications. Served at /console/notification-worker.js, so
+ * its default scope is /console/ (no Service-Worker-Allowed needed), with the console's headers: a
+ * worker runs under the policy of the response that carried it.
+ */
+const NOTIFICATION_WORKER = join(import.meta.dirname, 'worker', 'notification-worker.js');
 /** Leaflet-Geoman (drawing and editing shapes on the map), from the installed package. */
 const VENDOR_FILES = new Map(['leaflet-geoman.js', 'leaflet-geoman.css'].map((name) => [name, join(geomanDir, name)]));
 
@@ -42,6 +48,7 @@ export function consoleRoutes(tiles?: MapTiles) {
     const path = OWN_FILES.get(c.req.param('file'));
     return path ? sendAsset(c, await loadAsset(path, OWN_FILES_CACHE), SECURITY_HEADERS) : c.notFound();
   });
+  app.get('/notification-worker.js', async (c) => sendAsset(c, await loadAsset(NOTIFICATION_WORKER, OWN_FILES_CACHE), SECURITY_HEADERS));
   app.get('/vendor/:file', async (c) => {
     const path = VENDOR_FILES.get(c.req.param('file'));
     return path ? sendAsset(c, await loadAsset(path, LIBRARY_CACHE), SECURITY_HEADERS) : c.notFound();

@@ -12,3 +12,6 @@ export const EVENT_TYPES = list(data.eventTypes);
 
 /** Event types `*` does not take: a webhook receives them only when it names them. */
 export const OPT_IN_EVENT_TYPES = new Set(list(data.optInEventTypes));
+
+/** The event types a notification rule can take (no positions, no webhook kinds). */
+export const NOTIFIABLE_EVENT_TYPES = list(data.notifiableEventTypes);
