@@ -31,11 +31,12 @@ describe('the console page', () => {
 });
 
 describe('the notification service worker', () => {
-  it('is served at /console/notification-worker.js as JavaScript, under the console\'s policy, and is no page file', async () => {
+  it('is served at /console/notification-worker.js as JavaScript, under the console\'s policy, allowed the scope /console, and is no page file', async () => {
     const response = await consoleRoutes().request('/notification-worker.js');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+    expect(response.headers.get('service-worker-allowed')).toBe('/console');
     const script = await response.text();
     expect(script).toContain("addEventListener('push'");
     expect(script).toContain("addEventListener('notificationclick'");

@@ -24,9 +24,9 @@ const securityHeaders = (tiles?: MapTiles) => ({
 const OWN_FILES = pageFilesIn(join(import.meta.dirname, 'static'));
 const geomanDir = dirname(createRequire(import.meta.url).resolve('@geoman-io/leaflet-geoman-free'));
 /**
- * The service worker that shows pushed notifications. Served at /console/notification-worker.js, so
- * its default scope is /console/ (no Service-Worker-Allowed needed), with the console's headers: a
- * worker runs under the policy of the response that carried it.
+ * The service worker that shows pushed notifications, served with the console's headers (a worker
+ * runs under the policy of the response that carried it). Its scope is /console, the page itself,
+ * one level above the script's directory: Service-Worker-Allowed says the server allows that.
  */
 const NOTIFICATION_WORKER = join(import.meta.dirname, 'worker', 'notification-worker.js');
 /** Leaflet-Geoman (drawing and editing shapes on the map), from the installed package. */
@@ -48,7 +48,7 @@ export function consoleRoutes(tiles?: MapTiles) {
     const path = OWN_FILES.get(c.req.param('file'));
     return path ? sendAsset(c, await loadAsset(path, OWN_FILES_CACHE), SECURITY_HEADERS) : c.notFound();
   });
-  app.get('/notification-worker.js', async (c) => sendAsset(c, await loadAsset(NOTIFICATION_WORKER, OWN_FILES_CACHE), SECURITY_HEADERS));
+  app.get('/notification-worker.js', async (c) => sendAsset(c, await loadAsset(NOTIFICATION_WORKER, OWN_FILES_CACHE), { ...SECURITY_HEADERS, 'Service-Worker-Allowed': '/console' }));
   app.get('/vendor/:file', async (c) => {
     const path = VENDOR_FILES.get(c.req.param('file'));
     return path ? sendAsset(c, await loadAsset(path, LIBRARY_CACHE), SECURITY_HEADERS) : c.notFound();

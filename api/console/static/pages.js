@@ -12,11 +12,13 @@ export const PAGES = [
   { path: '/commands', title: 'Commands', section: 'Fleet', needs: ['commands:read'], load: () => import('./page-commands.js') },
   { path: '/keys', title: 'API keys', section: 'Settings', needs: ['keys:read'], load: () => import('./page-keys.js') },
   { path: '/oauth-clients', title: 'OAuth clients', section: 'Settings', needs: ['keys:read'], load: () => import('./page-oauth-clients.js') },
+  { path: '/notifications', title: 'Notifications', section: 'Settings', needs: ['notifications:read'], load: () => import('./page-notifications.js') },
   { path: '/webhooks', title: 'Webhooks', section: 'Settings', needs: ['webhooks:read'], load: () => import('./page-webhooks.js') },
   { path: '/users', title: 'Users', section: 'Settings', needs: ['users:read'], load: () => import('./page-users.js') },
   { path: '/groups', title: 'Vehicle groups', section: 'Settings', needs: ['users:read'], load: () => import('./page-groups.js') },
   { path: '/audit', title: 'Audit log', section: 'Settings', needs: ['audit:read'], load: () => import('./page-audit.js') },
   { path: '/account', title: 'My account', section: 'Settings', needs: [], load: () => import('./page-account.js') },
+  { path: '/my-notifications', title: 'My notifications', section: 'Settings', needs: [], load: () => import('./page-my-notifications.js') },
 ];
 
 /** The page a hash path names (`#/vehicles/12` → Vehicles, with `12` as its rest), or undefined. */
