@@ -39,6 +39,16 @@ export const engineMetrics = {
   webhookSeconds: new prom.Histogram({
     name: 'fleetcore_webhook_request_seconds', help: 'Duration of webhook HTTP requests', buckets: LATENCY_BUCKETS_S, registers,
   }),
+  notificationDeliveries: new prom.Counter({
+    name: 'fleetcore_notification_deliveries_total', help: 'Notification delivery attempts by channel and outcome (succeeded, retry, failed)', labelNames: ['channel', 'outcome'], registers,
+  }),
+  notificationDelay: new prom.Histogram({
+    name: 'fleetcore_notification_delivery_delay_seconds', help: 'From an event written to the log to its notification delivered, by channel (successful attempts)',
+    labelNames: ['channel'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 86400], registers,
+  }),
+  notificationSeconds: new prom.Histogram({
+    name: 'fleetcore_notification_attempt_seconds', help: 'Duration of one notification attempt (building and sending the message), by channel', labelNames: ['channel'], buckets: LATENCY_BUCKETS_S, registers,
+  }),
 };
 
 /**
