@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { positionsAfter, type PositionRange, type PositionRow } from '../../db/position-history.ts';
+import { csvField } from '../../domain/csv-field.ts';
 import { roundCoordinate, roundHeading, roundMetres, roundSpeedKmh } from '../../domain/display-precision.ts';
 import { isoInZone } from '../../domain/time/zoned-time.ts';
 import { odometerKm } from './position-view.ts';
@@ -8,12 +9,6 @@ import { odometerKm } from './position-view.ts';
 export const POSITION_CSV_COLUMNS = [
   'fixTime', 'fixTimeLocal', 'lat', 'lng', 'speedKmh', 'heading', 'altitude', 'satellites', 'ignition', 'odometerKm', 'valid', 'attributes',
 ] as const;
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-export function csvField(text: string): string {
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 const value = (v: number | boolean | null) => (v === null ? '' : String(v));
 

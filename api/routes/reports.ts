@@ -11,7 +11,8 @@ import { envelope, envelopeSchema, errorResponses } from '../envelope.ts';
 import type { RouteDeps } from '../route-deps.ts';
 import { RANGE_BOTH_REQUIRED, reportRange } from '../time/report-range.ts';
 import { formatLocal } from '../../domain/time/zoned-time.ts';
-import { GeofenceReportSchema, REPORT_SECTIONS, formatDuration } from '../views/report-view.ts';
+import { formatDuration } from '../../domain/time/format-duration.ts';
+import { GeofenceReportSchema, REPORT_SECTIONS } from '../views/report-view.ts';
 
 const MAX_RANGE_DAYS = 366;
 /** Rows one answer lists at most in each section, as the trips report: a whole fleet over months is narrowed, not streamed. */

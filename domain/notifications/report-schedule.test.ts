@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../domain-error.ts';
-import { isReportKind, nextReportRun, REPORT_KINDS, reportPeriod, type ReportTiming } from './report-schedule.ts';
+import { isReportKind, latestReportRun, nextReportRun, REPORT_KINDS, reportPeriod, type ReportTiming } from './report-schedule.ts';
 
 // Madrid 2026: 29 March 02:00 CET → 03:00 CEST (01:00Z); 25 October 03:00 CEST → 02:00 CET (01:00Z).
 // New York 2026: 8 March 02:00 EST → 03:00 EDT (07:00Z); 1 November 02:00 EDT → 01:00 EST (06:00Z).
@@ -84,6 +84,32 @@ describe('nextReportRun, weekly', () => {
     expect(() => nextReportRun({ frequency: 'weekly', localTime: '07:00', weekday: null, timezone: MADRID }, new Date())).toThrow(DomainError);
     expect(() => nextReportRun(daily('7:00', MADRID), new Date())).toThrow(DomainError);
     expect(() => nextReportRun(daily('24:00', MADRID), new Date())).toThrow(DomainError);
+  });
+});
+
+describe('latestReportRun', () => {
+  const latest = (t: ReportTiming, at: string) => latestReportRun(t, new Date(at)).toISOString();
+
+  it.each([
+    ['exactly at a run: that run', daily('08:00', MADRID), '2026-11-28T07:00:00Z', '2026-11-28T07:00:00.000Z'],
+    ['a millisecond before: the day before', daily('08:00', MADRID), '2026-11-28T06:59:59.999Z', '2026-11-27T07:00:00.000Z'],
+    ['days after: the last one', daily('08:00', MADRID), '2026-12-03T12:00:00Z', '2026-12-03T07:00:00.000Z'],
+    ['weekly, wrapping back over the week', weekly(1, '07:00', MADRID), '2026-11-29T12:00:00Z', '2026-11-23T06:00:00.000Z'],
+    ['a skipped local time: just after the gap', daily('02:30', MADRID), '2026-03-29T05:00:00Z', '2026-03-29T01:30:00.000Z'],
+    ['a repeated local time: its first occurrence', daily('01:30', NEW_YORK), '2026-11-01T07:00:00Z', '2026-11-01T05:30:00.000Z'],
+  ])('%s', (_, t, at, expected) => {
+    expect(latest(t, at)).toBe(expected);
+  });
+
+  it('is the run before the next one', () => {
+    for (const t of [daily('02:30', MADRID), weekly(7, '01:30', NEW_YORK)]) {
+      for (let h = 0; h < 24 * 400; h += 7) {
+        const at = new Date(Date.parse('2026-01-01T00:00:00Z') + h * 3_600_000);
+        const before = latestReportRun(t, at);
+        expect(before.getTime()).toBeLessThanOrEqual(at.getTime());
+        expect(nextReportRun(t, before).getTime()).toBe(nextReportRun(t, at).getTime());
+      }
+    }
   });
 });
 

@@ -43,6 +43,11 @@ function localDate(instant: Date, timeZone: string): CivilDate {
   return { year, month, day };
 }
 
+/** The instant of `minutes` past midnight on a local date. */
+function runOn(date: CivilDate, minutes: number, timeZone: string): Date {
+  return wallClockToInstant({ ...date, hour: Math.floor(minutes / 60), minute: minutes % 60, second: 0 }, timeZone);
+}
+
 function checkedWeekday(t: ReportTiming): number | null {
   if (t.frequency === 'daily') return null;
   if (t.weekday === null || !Number.isInteger(t.weekday) || t.weekday < 1 || t.weekday > 7) {
@@ -67,11 +72,29 @@ export function nextReportRun(t: ReportTiming, after: Date): Date {
   for (let offset = -1; offset <= 8; offset++) {
     const date = addDays(today, offset);
     if (weekday !== null && isoWeekday(date) !== weekday) continue;
-    const run = wallClockToInstant({ ...date, hour: Math.floor(minutes / 60), minute: minutes % 60, second: 0 }, t.timezone);
+    const run = runOn(date, minutes, t.timezone);
     if (run.getTime() > afterMs) return run;
   }
   // Unreachable for real zones: eight consecutive days always hold a matching one.
   throw new Error(`no report run found after ${after.toISOString()} in ${t.timezone}`);
+}
+
+/**
+ * The latest run at or before `atOrBefore`: where a server that was down for days takes up the
+ * schedule, so it sends the period just missed rather than each missed one in turn.
+ */
+export function latestReportRun(t: ReportTiming, atOrBefore: Date): Date {
+  const minutes = minutesOfDay(t.localTime);
+  const weekday = checkedWeekday(t);
+  const limitMs = atOrBefore.getTime();
+  const today = localDate(atOrBefore, t.timezone);
+  for (let offset = 1; offset >= -8; offset--) {
+    const date = addDays(today, offset);
+    if (weekday !== null && isoWeekday(date) !== weekday) continue;
+    const run = runOn(date, minutes, t.timezone);
+    if (run.getTime() <= limitMs) return run;
+  }
+  throw new Error(`no report run found before ${atOrBefore.toISOString()} in ${t.timezone}`);
 }
 
 function startOfLocalDay(date: CivilDate, timeZone: string): Date {
