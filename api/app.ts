@@ -30,7 +30,7 @@ import { eventRoutes } from './routes/events.ts';
 import { COMMANDS_GUIDE, commandRoutes } from './routes/commands.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
 import type { QueueHealth } from '../engine/queue/queue-health.ts';
-import type { TravelSchedule, WebhookDispatch } from './route-deps.ts';
+import { NO_NOTIFICATION_CHANNELS, type NotificationServer, type TravelSchedule, type WebhookDispatch } from './route-deps.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { driverRoutes } from './routes/drivers.ts';
@@ -55,6 +55,9 @@ import { vehiclePositionRoutes } from './routes/vehicle-positions.ts';
 import { vehicleAccumulatorRoutes } from './routes/vehicle-accumulators.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 import { WEBHOOK_SIGNING, webhookRoutes } from './routes/webhooks.ts';
+import { notificationRuleRoutes } from './routes/notification-rules.ts';
+import { notificationSettingRoutes } from './routes/notification-settings.ts';
+import { reportSubscriptionRoutes } from './routes/report-subscriptions.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -116,6 +119,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** Whether the queues this process adds jobs to take them, for GET /readyz; absent, only the database is checked. */
   queueHealth?: () => Promise<QueueHealth>;
+  /** The notification channels this server sends on (SMTP_URL, VAPID_*, TELEGRAM_BOT_TOKEN, SMS_URL); absent, none. */
+  notifications?: NotificationServer;
 }
 
 type ValidationResult = Parameters<Hook<unknown, Env, string, unknown>>[0];
@@ -228,6 +233,7 @@ export function createApp(deps: AppDeps) {
   api.use('*', rateLimit({ detailed: deps.rateLimiter, overview: deps.overviewRateLimiter ?? deps.rateLimiter }, API_PREFIX, log));
   const routeDeps = {
     db, staleDb: staleReads.db, log, config: deps.config, travelSchedule: deps.travelSchedule, webhookDispatch: deps.webhookDispatch, commandBus: deps.commandBus, latestState,
+    notifications: deps.notifications ?? NO_NOTIFICATION_CHANNELS,
   };
   api.route('/', deviceRoutes(routeDeps));
   api.route('/', geofenceRoutes(routeDeps));
@@ -249,6 +255,9 @@ export function createApp(deps: AppDeps) {
   api.route('/', userRoutes(routeDeps));
   api.route('/', userSignInLinkRoutes(routeDeps, sessionSettings.publicUrl));
   api.route('/', groupRoutes(routeDeps));
+  api.route('/', notificationRuleRoutes(routeDeps));
+  api.route('/', notificationSettingRoutes(routeDeps));
+  api.route('/', reportSubscriptionRoutes(routeDeps));
   let feed: Promise<EventFeed> | undefined = deps.eventFeed ? Promise.resolve(deps.eventFeed) : undefined;
   api.route('/', eventRoutes({
     ...routeDeps,

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import type { DeviceStatusThresholds } from '../domain/device-status.ts';
 import type { CommandBus } from '../ingest/commands/command-bus.ts';
 import type { LatestStateReads } from './fresh-reads/latest-state-reads.ts';
+import type { NotificationChannel } from '../domain/notifications/notification-rule.ts';
 
 /** What the route modules need, passed in rather than imported, so tests build the app on any database. */
 export interface RouteDeps {
@@ -31,7 +32,24 @@ export interface RouteDeps {
   commandBus?: Pick<CommandBus, 'notify'>;
   /** The fleet-wide reads (status list, vehicle list), at most a second old, shared by this process's requests. */
   latestState: LatestStateReads;
+  /** What the server sends notifications on, as the notification routes tell users. */
+  notifications: NotificationServer;
 }
+
+/** The notification channels configured on this server, and what users' own addresses may be. */
+export interface NotificationServer {
+  /** Each channel: whether the server is configured to send on it. */
+  available: Record<NotificationChannel, boolean>;
+  /** VAPID_PUBLIC_KEY, the applicationServerKey browsers subscribe with; null without web push. */
+  vapidPublicKey: string | null;
+  /** Push endpoints may be http:// and at private addresses (WEBHOOK_ALLOW_PRIVATE; for tests and closed networks). */
+  allowPrivatePushEndpoints: boolean;
+}
+
+/** No channel configured: what a server without notification settings (and a test app) tells users. */
+export const NO_NOTIFICATION_CHANNELS: NotificationServer = {
+  available: { email: false, push: false, telegram: false, sms: false }, vapidPublicKey: null, allowPrivatePushEndpoints: false,
+};
 
 /** Tells the webhook workers that deliveries are due now (a test ping, a manual retry). */
 export interface WebhookDispatch {

@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'command.created', 'command.cancelled', 'vehicle.accumulators_set',
   'maintenance.created', 'maintenance.updated', 'maintenance.deleted', 'maintenance.serviced',
   'vehicle_group.created', 'vehicle_group.updated', 'vehicle_group.deleted',
+  'notification_rule.created', 'notification_rule.updated', 'notification_rule.deleted',
   'user.created', 'user.updated', 'user.removed', 'user.sign_in_link_issued',
 ] as const;
 

@@ -5,6 +5,7 @@ import { EventFeed } from '../../api/events/event-feed.ts';
 import type { StreamLeases } from '../../api/events/open-streams.ts';
 import { TrustedProxies } from '../../api/trusted-proxies.ts';
 import type { RateLimiter } from '../../api/rate-limit/rate-limiter.ts';
+import type { NotificationServer } from '../../api/route-deps.ts';
 import type { DatabaseHandle } from '../../db/database.ts';
 import { scheduleTravelStart, unscheduleTravelStart, type EngineQueue } from '../../engine/engine-jobs.ts';
 import { enqueueDeliveries, type WebhookQueue } from '../../engine/webhooks/webhook-jobs.ts';
@@ -15,6 +16,19 @@ import type { Logger } from '../../runtime/logger.ts';
 import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
 import { localBaseUrl } from '../commands/demo.ts';
+
+/**
+ * What the API tells users of the channels this server sends notifications on. Read loosely while
+ * `config.notifications` (cli/notification-config.ts) is being added: absent, no channel is on.
+ */
+function notificationServer(config: Config): NotificationServer {
+  const notifications = (config as { notifications?: { email?: unknown; push?: { publicKey: string }; telegram?: unknown; sms?: unknown } }).notifications;
+  return {
+    available: { email: Boolean(notifications?.email), push: Boolean(notifications?.push), telegram: Boolean(notifications?.telegram), sms: Boolean(notifications?.sms) },
+    vapidPublicKey: notifications?.push?.publicKey ?? null,
+    allowPrivatePushEndpoints: config.webhooks.allowPrivate,
+  };
+}
 
 export interface RunningApi {
   url: string;
@@ -70,6 +84,7 @@ export async function startApiRole(
     metrics: deps.metricsOnApiPort,
     metricsToken: config.metricsToken,
     queueHealth: deps.queueHealth,
+    notifications: notificationServer(config),
     authFailureLimiter: deps.authFailureLimiter,
     oauthTokenLimiter: deps.oauthTokenLimiter,
     signInFailureLimiter: deps.signInFailureLimiter,
