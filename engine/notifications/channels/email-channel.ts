@@ -65,7 +65,8 @@ function smtpResult(error: SmtpError, log: Logger): ChannelResult {
   const reply = error.response ? oneLine(error.response) : error.message;
   if (error.code === 'EAUTH' || error.code === 'ETLS') {
     log.error('the mail server refused the login or TLS (SMTP_URL, SMTP_REQUIRE_TLS)', { code: error.code, responseCode: code });
-    return { outcome: 'retry', error: `mail server: ${reply}` };
+    const what = error.code === 'ETLS' ? 'TLS (STARTTLS)' : 'the login';
+    return { outcome: 'retry', error: `mail server refused ${what}: ${reply}` };
   }
   if (code !== undefined && code >= 500 && code < 600) return { outcome: 'failed', error: `mail server answered ${reply}` };
   if (code !== undefined && code >= 400 && code < 500) return { outcome: 'retry', error: `mail server answered ${reply}` };
