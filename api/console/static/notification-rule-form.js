@@ -9,7 +9,7 @@ let forms = 0;
 
 export const CHANNEL_NAMES = { email: 'Email', push: 'Browser push', telegram: 'Telegram', sms: 'SMS' };
 export const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
-const FAMILY_NAMES = { vehicle: 'Vehicles', device: 'Trackers', driver: 'Drivers', travel: 'Travels', command: 'Commands' };
+const FAMILY_NAMES = { vehicle: 'Vehicle events', device: 'Tracker events', driver: 'Driver events', travel: 'Travel events', command: 'Command events' };
 
 /** A checkbox with its label after it. */
 function check(id, label, attributes = {}) {
@@ -76,7 +76,7 @@ function choice(prefix, legend, options, current) {
   for (const r of radios) r.button.addEventListener('change', show);
   show();
   return {
-    node: h('fieldset', {}, h('legend', {}, legend), radios.map((r) => [r.item, r.part ?? null])),
+    node: h('fieldset', {}, h('legend', {}, legend), radios.flatMap((r) => [r.item, r.part ?? null])),
     value: () => radios.find((r) => r.button.checked)?.value,
   };
 }
@@ -104,11 +104,11 @@ function scheduleField(prefix, schedule) {
   const part = h('div', { class: 'schedule' },
     h('fieldset', {}, h('legend', {}, 'Days'), h('div', { class: 'checks days' }, days.map((d) => d.item))),
     h('div', { class: 'inline-form' }, field('From', from), field('To', to)),
-    h('small', { class: 'hint' }, 'A "to" earlier than "from" runs past midnight: 20:00 to 06:00 is the night.'),
+    h('small', { class: 'hint' }, 'A "to" earlier than "from" runs past midnight: 20:00 to 06:00 is the night. The same time in both: the whole day.'),
     h('div', { class: 'actions' },
       h('button', { type: 'button', onclick: () => set([1, 2, 3, 4, 5, 6, 7], '20:00', '06:00') }, 'Nights'),
       h('button', { type: 'button', onclick: () => set([1, 2, 3, 4, 5], '08:00', '18:00') }, 'Working hours'),
-      h('button', { type: 'button', onclick: () => set([6, 7], '00:00', '23:59') }, 'Weekends')));
+      h('button', { type: 'button', onclick: () => set([6, 7], '00:00', '00:00') }, 'Weekends')));
   const picked = choice(prefix, 'When', [
     { value: 'any', label: 'Any time' },
     { value: 'schedule', label: 'Only on these days and hours', part },
@@ -135,8 +135,8 @@ function recipientsField(prefix, users, recipients) {
     node: h('fieldset', { class: 'plain' }, h('legend', { class: 'field-legend' }, 'Recipients'),
       h('small', { class: 'hint' }, 'Each person gets it on the channels ticked, at the address they set in My notifications.'),
       rows.map((r) => r.node),
-      kept.length ? h('p', { class: 'hint' }, `Also kept: ${kept.length} recipient(s) your role does not list.`) : null),
-    recipients: () => [...rows.map((r) => r.recipient()).filter((r) => r.channels.length > 0), ...kept],
+      kept.length ? h('p', { class: 'hint' }, `Also kept as they are: ${kept.map((r) => `${r.name ?? r.email ?? `user ${r.userId}`} (${r.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')})`).join('; ')}.`) : null),
+    recipients: () => [...rows.map((r) => r.recipient()).filter((r) => r.channels.length > 0), ...kept.map((r) => ({ userId: r.userId, channels: r.channels }))],
   };
 }
 

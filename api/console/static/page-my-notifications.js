@@ -92,7 +92,7 @@ function pushSection(channels, { api }, redraw) {
     why ? h('p', { class: 'hint', id: 'push-unavailable' }, why) : h('div', { class: 'actions' }, button),
     error.node,
     table('Browsers that get my notifications', [
-      { label: 'Browser', cell: (s) => [s.userAgent ?? 'unknown', isThisBrowser(s.id) ? [' ', h('span', { class: 'badge ok' }, 'this one')] : null] },
+      { label: 'Browser', cell: (s) => [s.userAgent ?? 'unknown', isThisBrowser(s.id) ? ' ' : null, isThisBrowser(s.id) ? h('span', { class: 'badge ok' }, 'this one') : null] },
       { label: 'Since', cell: (s) => timeText(s.createdAt) },
       { label: '', cell: (s) => h('button', { type: 'button', 'aria-label': `Remove ${s.userAgent ?? 'browser'} ${s.id}`, onclick: () => remove(s) }, 'Remove') },
     ], channels.pushSubscriptions, 'No browser yet.'));
@@ -109,7 +109,7 @@ export async function render(main, ctx) {
 
   async function draw() {
     const channels = (await api.get('/users/me/notification-channels')).data;
-    status.replaceChildren(h('p', {}, 'On this server: ', Object.entries(CHANNEL_NAMES).map(([channel, label], i) => [
+    status.replaceChildren(h('p', {}, 'On this server: ', Object.entries(CHANNEL_NAMES).flatMap(([channel, label], i) => [
       i ? ', ' : '', label, ' ', channels.available[channel] ? h('span', { class: 'badge ok' }, 'on') : h('span', { class: 'badge' }, 'off'),
     ]), '.', channels.muted ? [' ', h('strong', {}, `Muted${channels.mutedUntil ? ` until ${timeText(channels.mutedUntil)}` : ''}.`)] : null));
     form.replaceChildren(channelsForm(channels, ctx, draw));

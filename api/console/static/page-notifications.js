@@ -36,7 +36,6 @@ async function loadChoices(api, can, session) {
 export async function render(main, { api, can, session, rest, navigate }) {
   const writer = can('notifications:write');
   const choices = await loadChoices(api, can, session);
-  const userName = (id) => { const u = choices.users.find((x) => x.id === id); return u ? (u.name ?? u.email) : `user ${id}`; };
   const groupName = (id) => choices.groups?.find((g) => g.id === id)?.name ?? `group ${id}`;
   const vehicleName = (id) => choices.vehicles?.find((v) => v.id === id)?.name ?? id;
 
@@ -101,7 +100,7 @@ export async function render(main, { api, can, session, rest, navigate }) {
 
   const vehiclesText = (v) => (v.scope === 'groups' ? `groups: ${v.groupIds.map(groupName).join(', ')}`
     : v.scope === 'list' ? v.vehicleIds.map(vehicleName).join(', ') : 'all');
-  const recipientsText = (r) => h('ul', { class: 'members' }, r.recipients.map((x) => h('li', {}, `${userName(x.userId)}: ${x.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}`)));
+  const recipientsText = (r) => h('ul', { class: 'members' }, r.recipients.map((x) => h('li', {}, `${x.name ?? x.email ?? `user ${x.userId}`}: ${x.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}`)));
 
   async function draw() {
     const rules = await api.all('/notification-rules');
