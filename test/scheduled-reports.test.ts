@@ -261,6 +261,14 @@ describe('scheduleDueReports', () => {
     expect((await subscription(id)).next_run_at).toEqual(new Date('2026-11-30T06:00:00Z'));
   });
 
+  it('two schedulers at once make one delivery between them', async () => {
+    const id = await subscribe({ nextRunAt: new Date('2026-11-29T03:00:00Z'), localTime: '04:00' });
+    const now = new Date('2026-11-29T03:00:00Z');
+    const made = await Promise.all([1, 2, 3].map(() => scheduleDueReports(t.database.db, { now, limit: 100 })));
+    expect(made.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await deliveriesOf(id)).toHaveLength(1);
+  });
+
   it('takes at most `limit` subscriptions a call', async () => {
     const ids = [await subscribe({ nextRunAt: new Date('2026-11-29T04:00:00Z'), localTime: '05:00' }), await subscribe({ nextRunAt: new Date('2026-11-29T04:00:00Z'), localTime: '05:00' })];
     expect(await scheduleDueReports(t.database.db, { now: new Date('2026-11-29T04:00:00Z'), limit: 1 })).toBe(1);
