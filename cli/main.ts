@@ -8,6 +8,7 @@ import { geofenceCommand, geofenceUsage } from './commands/geofence.ts';
 import { keyCommand, keyUsage } from './commands/key.ts';
 import { oauthClientCommand, oauthClientUsage } from './commands/oauth-client.ts';
 import { migrateCommand, migrateUsage } from './commands/migrate.ts';
+import { notificationsCommand, notificationsUsage } from './commands/notifications.ts';
 import { serveCommand, serveUsage } from './commands/serve.ts';
 import { simulateCommand, simulateUsage } from './commands/simulate.ts';
 import { userCommand, userUsage } from './commands/user.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, { run: (config: Config, argv: string[]) => Promis
   demo: { run: demoCommand, usage: demoUsage },
   simulate: { run: simulateCommand, usage: simulateUsage },
   'dead-letter': { run: deadLetterCommand, usage: deadLetterUsage },
+  notifications: { run: notificationsCommand, usage: notificationsUsage },
 };
 
 const HELP = `fleet — fleetcore's command line

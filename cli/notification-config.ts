@@ -180,7 +180,7 @@ function retryDelays(env: Env): number[] {
 /** Settings that mean something only with `main`: set alone, they are most likely a mistake. */
 function orphans(env: Env, names: string[], main: string): void {
   const orphan = names.find((name) => env[name]);
-  if (orphan) throw new StartupError(`${orphan} is set without ${main}; set both, or neither`);
+  if (orphan) throw new StartupError(`${orphan} is set without ${main}; set ${main} too, or unset ${orphan}`);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
