@@ -9,7 +9,7 @@ import { browserAndDemo, openConsole, signIn } from './support/console-browser.t
 // (who sees every page and every control).
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAGES = ['/', '/vehicles', '/geofences', '/travels', '/commands', '/keys', '/oauth-clients', '/webhooks', '/users', '/groups', '/audit', '/account'];
+const PAGES = ['/', '/vehicles', '/geofences', '/travels', '/commands', '/keys', '/oauth-clients', '/notifications', '/webhooks', '/users', '/groups', '/audit', '/account', '/my-notifications'];
 
 const scene = browserAndDemo();
 

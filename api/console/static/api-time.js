@@ -1,11 +1,9 @@
-// Times between the API and the console's inputs. The API writes a time as `{ local, utc }` in the
-// user's time zone; a datetime-local input holds a wall-clock time with no zone, read here in the
-// user's zone (not the browser's, which may differ).
+// Times between the API and the console's inputs. The API writes a time as `{ local, utc }`, each
+// `dd/mm/yyyy HH:mm`, local in the user's time zone; a datetime-local input holds a wall-clock time
+// with no zone, read here in the user's zone (not the browser's, which may differ).
 
 /** A time as the API writes it, an ISO string, or a dash for none. */
 export const timeText = (time) => (!time ? '—' : typeof time === 'string' ? new Date(time).toLocaleString() : time.local);
-
-const pad = (n) => String(n).padStart(2, '0');
 
 /** The wall clock in `timeZone` at `instant`, as its parts in numbers. */
 function wallClock(instant, timeZone) {
@@ -15,12 +13,18 @@ function wallClock(instant, timeZone) {
   return parts;
 }
 
-/** An instant (ISO string, or `{ utc }`) as a datetime-local value in `timeZone`; '' for none. */
-export function localInputValue(time, timeZone) {
-  const iso = typeof time === 'string' ? time : time?.utc;
-  if (!iso) return '';
-  const c = wallClock(new Date(iso), timeZone);
-  return `${c.year}-${pad(c.month)}-${pad(c.day)}T${pad(c.hour)}:${pad(c.minute)}`;
+const DISPLAY = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2})/;
+
+/** A time the API wrote (`{ local: '02/01/2031 08:30', utc }`) as a datetime-local value of its local part; '' for none. */
+export function localInputValue(time) {
+  const m = DISPLAY.exec(time?.local ?? '');
+  return m ? `${m[3]}-${m[2]}-${m[1]}T${m[4]}:${m[5]}` : '';
+}
+
+/** A time the API wrote, as milliseconds since the epoch (from its UTC part); NaN for none. */
+export function epochOf(time) {
+  const m = DISPLAY.exec(time?.utc ?? '');
+  return m ? Date.UTC(+m[3], +m[2] - 1, +m[1], +m[4], +m[5]) : Number.NaN;
 }
 
 /** A datetime-local value read in `timeZone`, as an ISO 8601 UTC instant; undefined for ''. */

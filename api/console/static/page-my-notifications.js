@@ -1,12 +1,15 @@
 // My notifications: where the notifications the account's rules send me arrive (my email, Telegram
 // chat, phone), muting them for a while, this browser's notifications (web push) and the browsers
 // subscribed, and the reports emailed to me. Every signed-in user has it.
-import { instantOfLocal, localInputValue, timeText } from './api-time.js';
+import { epochOf, instantOfLocal, localInputValue, timeText } from './api-time.js';
 import { problemText } from './console-api.js';
 import { confirmDialog, errorLine, field, h, notify, table } from './dom.js';
 import { CHANNEL_NAMES } from './notification-rule-form.js';
 import { isThisBrowser, pushUnavailable, subscribeThisBrowser, unsubscribeThisBrowser } from './push-browser.js';
 import { drawReportSubscriptions } from './report-subscriptions.js';
+
+/** Muted now: muted, and not only until a time already past (then notifications have resumed by themselves). */
+const mutedNow = (c) => c.muted && (!c.mutedUntil || epochOf(c.mutedUntil) > Date.now());
 
 const offBadge = (on) => (on ? null : h('span', { class: 'badge' }, 'not configured on this server'));
 
@@ -17,7 +20,7 @@ function channelsForm(channels, { api, session }, redraw) {
   const telegram = h('input', { type: 'text', value: channels.telegramChatId ?? '', autocomplete: 'off', spellcheck: 'false', inputmode: 'numeric' });
   const phone = h('input', { type: 'tel', value: channels.phone ?? '', autocomplete: 'tel', placeholder: '+525512345678' });
   const muted = h('input', { type: 'checkbox', id: 'my-muted', checked: channels.muted });
-  const until = h('input', { type: 'datetime-local', value: localInputValue(channels.mutedUntil, timeZone) });
+  const until = h('input', { type: 'datetime-local', value: localInputValue(channels.mutedUntil) });
   const untilField = field('Muted until', until, `Empty: until you unmute. Read in your time zone, ${timeZone}.`);
   const follow = () => { untilField.hidden = !muted.checked; };
   muted.addEventListener('change', follow);
@@ -111,7 +114,7 @@ export async function render(main, ctx) {
     const channels = (await api.get('/users/me/notification-channels')).data;
     status.replaceChildren(h('p', {}, 'On this server: ', Object.entries(CHANNEL_NAMES).flatMap(([channel, label], i) => [
       i ? ', ' : '', label, ' ', channels.available[channel] ? h('span', { class: 'badge ok' }, 'on') : h('span', { class: 'badge' }, 'off'),
-    ]), '.', channels.muted ? [' ', h('strong', {}, `Muted${channels.mutedUntil ? ` until ${timeText(channels.mutedUntil)}` : ''}.`)] : null));
+    ]), '.', mutedNow(channels) ? [' ', h('strong', {}, `Muted${channels.mutedUntil ? ` until ${timeText(channels.mutedUntil)}` : ''}.`)] : null));
     form.replaceChildren(channelsForm(channels, ctx, draw));
     push.replaceChildren(pushSection(channels, ctx, draw));
   }
