@@ -13,6 +13,7 @@ import type { RedisClusterSettings } from '../runtime/redis-client.ts';
 import { redisClusterSettings } from './redis-cluster-nodes.ts';
 import type { GeocoderSettings } from '../engine/geocoding/reverse-geocoder.ts';
 import { accountInFlight, WEBHOOK_CONCURRENCY_DEFAULT } from '../engine/webhooks/start-webhook-delivery.ts';
+import { notificationConfig, type NotificationConfig } from './notification-config.ts';
 import { MAX_ENGINE_QUEUES } from '../engine/engine-queues.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
 import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
@@ -46,6 +47,8 @@ export interface Config {
   eventStreamsPerCredential: number;
   /** EVENT_STREAM_MAX_LIFE_S: a stream is closed this long after it opened, at the latest; the client resumes with Last-Event-ID. */
   eventStreamMaxLifeS: number;
+  /** Notifications for people: channels (SMTP_URL, VAPID_*, TELEGRAM_*, SMS_*) and delivery (NOTIFICATION_*). */
+  notifications: NotificationConfig;
   webhooks: {
     /** Let webhooks reach loopback, private and other reserved addresses (tests, closed networks). */
     allowPrivate: boolean;
@@ -399,6 +402,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliveryRetentionMs: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
       perUser: integer(env, 'WEBHOOKS_PER_USER', 20, 1, 10_000),
     },
+    notifications: notificationConfig(env, { allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false) }),
     eventsRetentionMs: integer(env, 'EVENTS_RETENTION_DAYS', 90, 7, 36500) * 86_400_000,
     media: media(env),
     positionHistory: positionHistory(env),

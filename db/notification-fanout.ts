@@ -49,11 +49,12 @@ export async function fanOutNotifications(db: Db, limit: number): Promise<{ even
     if (ruleRows.length > 0) {
       const accounts = [...new Set(ruleRows.map((r) => r.account_id))];
       const { rows: eventRows } = await sql<EventRow>`
-        SELECT id::text AS id, account_id, mode, type, device_id, user_id, occurred_at, recorded_at, data
-        FROM events
-        WHERE id > ${cursor.last_event_id}::bigint AND id <= ${range.upto}::bigint
-          AND account_id = ANY(${accounts}::int[]) AND NOT (type = ANY(${NOT_READ}::text[]))
-        ORDER BY id`.execute(trx);
+        SELECT e.id::text AS id, e.account_id, e.mode, e.type, e.device_id, e.user_id, e.occurred_at, e.recorded_at, e.data
+        FROM events e
+        WHERE e.id > ${cursor.last_event_id}::bigint AND e.id <= ${range.upto}::bigint
+          AND e.account_id = ANY(${accounts}::int[]) AND NOT (e.type = ANY(${NOT_READ}::text[]))
+        -- By the log's order: an unqualified id would sort by the text column above.
+        ORDER BY e.id`.execute(trx);
       if (eventRows.length > 0) ({ deliveries: planned, notified } = await plan(trx, eventRows, ruleRows.map(ruleOf)));
     }
     if (planned.length > 0) {

@@ -4,10 +4,14 @@ import type { QueueBackend } from '../../engine/queue/job-queue.ts';
 import { startEngine } from '../../engine/start-engine.ts';
 import type { StoredFix } from '../../domain/stored-rows.ts';
 import { startWebhookDelivery } from '../../engine/webhooks/start-webhook-delivery.ts';
+import { createChannels } from '../../engine/notifications/channels/create-channels.ts';
+import { buildReportEmail } from '../../engine/notifications/report-email.ts';
+import { startReportScheduler } from '../../engine/notifications/report-scheduler.ts';
+import { startNotifications, type RunningNotifications } from '../../engine/notifications/start-notifications.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Config } from '../config.ts';
 
-/** The engine role: the engine queue's worker and its schedules, and webhook delivery on its own queue. */
+/** The engine role: the engine queue's worker and its schedules, webhook delivery on its own queue, and notifications for people. */
 export async function startEngineRole(config: Config, log: Logger, deps: { database: DatabaseHandle; queues: QueueBackend }): Promise<{ fixesCommitted(fixes: readonly StoredFix[]): void; stop(): Promise<void> }> {
   // GEOCODER=off: no address keeper at all, rather than one asking a geocoder that never answers.
   const geocoder = config.geocoder.provider === 'off' ? undefined : createGeocoder(config.geocoder, log);
@@ -66,12 +70,42 @@ export async function startEngineRole(config: Config, log: Logger, deps: { datab
     await geocoder?.close?.();
     throw error;
   }
+  let notifications: RunningNotifications;
+  try {
+    notifications = await startEngineNotifications(config, log, deps.database);
+  } catch (error) {
+    await webhooks.close();
+    await engine.close();
+    await geocoder?.close?.();
+    throw error;
+  }
   return {
     fixesCommitted: engine.fixesCommitted,
     async stop() {
+      await notifications.close();
       await webhooks.close();
       await engine.close();
       await geocoder?.close?.();
     },
   };
+}
+
+/** Notifications for people: the configured channels, event fan-out and sending, and scheduled reports. */
+function startEngineNotifications(config: Config, log: Logger, database: DatabaseHandle): Promise<RunningNotifications> {
+  const settings = config.notifications;
+  return startNotifications(database, log, createChannels(settings, log), {
+    concurrency: settings.concurrency,
+    retryDelaysMs: settings.retryDelaysMs,
+    timeoutMs: settings.timeoutMs,
+    // As the webhooks' fan-out: polled as well as woken by NOTIFY.
+    pollMs: 250,
+    deliveryRetentionMs: settings.deliveryRetentionMs,
+    ...(config.access.publicUrl ? { publicUrl: config.access.publicUrl } : {}),
+  }, {
+    message: (delivery) => buildReportEmail(database.db, {
+      accountId: delivery.accountId, userId: delivery.userId, reportSubscriptionId: delivery.report!.subscriptionId,
+      periodStart: delivery.report!.periodStart, periodEnd: delivery.report!.periodEnd,
+    }),
+    start: (scheduled) => startReportScheduler(database.db, log, { everyMs: settings.reportCheckMs, onScheduled: scheduled }),
+  });
 }
