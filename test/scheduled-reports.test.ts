@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setDeviceSpeedLimit } from '../db/devices.ts';
 import { insertMaintenanceItem } from '../db/maintenance.ts';
@@ -10,7 +11,7 @@ import { GeofenceCatalog } from '../engine/geofence-catalog.ts';
 import { buildReportEmail } from '../engine/notifications/report-email.ts';
 import { startReportScheduler } from '../engine/notifications/report-scheduler.ts';
 import { evaluateDevices } from '../engine/workers/evaluate-devices.ts';
-import { silentLogger } from '../runtime/logger.ts';
+import { createLogger, silentLogger } from '../runtime/logger.ts';
 import { eventually } from './support/eventually.ts';
 import { startTestApp, type TestApp } from './support/test-app.ts';
 
@@ -416,6 +417,29 @@ describe('startReportScheduler', () => {
       expect((await subscription(id)).next_run_at.getTime()).toBeGreaterThan(Date.now());
     } finally {
       await scheduler.close();
+    }
+  });
+
+  it('says a failing check once, keeps trying every tick, and says when it works again', async () => {
+    const lines: Array<{ level: string; msg: string }> = [];
+    const log = createLogger('info', (line) => lines.push(JSON.parse(line)));
+    await t.database.db.updateTable('report_subscriptions').set({ enabled: false }).execute();
+    // A real failure: the table is not there while the checks run.
+    await sql`ALTER TABLE report_subscriptions RENAME TO report_subscriptions_away`.execute(t.database.db);
+    let told = 0;
+    const scheduler = startReportScheduler(t.database.db, log, { everyMs: 20, onScheduled: () => told++ });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['scheduling report emails failed; retrying']);
+      await sql`ALTER TABLE report_subscriptions_away RENAME TO report_subscriptions`.execute(t.database.db);
+      const id = await subscribe({ nextRunAt: new Date(Date.now() - 60_000) });
+      await eventually(() => deliveriesOf(id), (rows) => expect(rows).toHaveLength(1));
+      await eventually(async () => lines.map((l) => l.msg), (msgs) => expect(msgs).toContain('scheduling report emails works again'));
+      expect(told).toBeGreaterThan(0);
+      expect(lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+    } finally {
+      await scheduler.close();
+      await sql`ALTER TABLE IF EXISTS report_subscriptions_away RENAME TO report_subscriptions`.execute(t.database.db);
     }
   });
 });

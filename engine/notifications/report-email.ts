@@ -8,8 +8,8 @@ import { grants, type Permission } from '../../domain/access/permissions.ts';
 import { rolePermissions } from '../../domain/access/roles.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import type { NotificationMessage } from '../../domain/notifications/notification-message.ts';
-import { isReportKind, REPORT_KINDS, type ReportKind } from '../../domain/notifications/report-schedule.ts';
-import { formatLocal } from '../../domain/time/zoned-time.ts';
+import { REPORT_KINDS, type ReportKind } from '../../domain/notifications/report-schedule.ts';
+import { formatLocal, wallClockAt } from '../../domain/time/zoned-time.ts';
 import { maintenanceCsv, maintenanceNeedingAttention, tripKpis, tripsCsv, visitsCsv, type MaintenanceLine, type ReportVehicle } from './report-tables.ts';
 
 /** A scheduled report's delivery: whose, which subscription, and the period it reports on, [start, end). */
@@ -32,8 +32,6 @@ const CSV = 'text/csv; charset=utf-8';
 const BOM = '\uFEFF';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const isoDate = (c: { year: number; month: number; day: number }) =>
-  `${String(c.year).padStart(4, '0')}-${String(c.month).padStart(2, '0')}-${String(c.day).padStart(2, '0')}`;
 const number = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 1 });
 
 interface Headline {
@@ -63,7 +61,7 @@ export async function buildReportEmail(db: Db, delivery: ReportDelivery, now = n
 
   const timeZone = subscription.timezone;
   const scope: AccessScope = { accountId: delivery.accountId, userId: delivery.userId, mode: subscription.mode };
-  const asked = REPORT_KINDS.filter((k) => subscription.reports.some((r) => isReportKind(r) && r === k));
+  const asked = REPORT_KINDS.filter((k) => subscription.reports.includes(k));
   const allowed = asked.filter((k) => grants(rolePermissions(user.role), NEEDS[k]));
   const refused = asked.filter((k) => !allowed.includes(k));
 
@@ -151,8 +149,8 @@ export async function buildReportEmail(db: Db, delivery: ReportDelivery, now = n
 
 /** `YYYY-MM-DD` of an instant's local date, for file names. */
 function dateOf(instant: Date, timeZone: string): string {
-  const [day, month, year] = formatLocal(instant, timeZone).slice(0, 10).split('/').map(Number);
-  return isoDate({ year: year!, month: month!, day: day! });
+  const c = wallClockAt(instant.getTime(), timeZone);
+  return `${String(c.year).padStart(4, '0')}-${String(c.month).padStart(2, '0')}-${String(c.day).padStart(2, '0')}`;
 }
 
 /** `3 (1 overdue, 1 due, 1 due soon)`, or `0`. */
