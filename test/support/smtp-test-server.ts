@@ -55,13 +55,16 @@ export function selfSignedCertificate(): SelfSignedCertificate | undefined {
 
 /**
  * A mail server on a free loopback port that keeps what it is sent. With `tls` it offers STARTTLS
- * with that certificate; with `login` it asks for that user and password (over TLS only).
+ * with that certificate (or, with `implicitTls`, speaks TLS from the first byte, as on port 465);
+ * with `login` it asks for that user and password (over TLS only).
  */
-export async function startSmtpTestServer(options: { tls?: SelfSignedCertificate; login?: { user: string; pass: string } } = {}): Promise<SmtpTestServer> {
+export async function startSmtpTestServer(
+  options: { tls?: SelfSignedCertificate; implicitTls?: boolean; login?: { user: string; pass: string } } = {},
+): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = [];
   const refusals: number[] = [];
   const server = new SMTPServer({
-    secure: false,
+    secure: Boolean(options.tls && options.implicitTls),
     // Without a certificate of ours STARTTLS is off altogether (smtp-server would otherwise answer it with a built-in one).
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     authOptional: !options.login,
@@ -101,7 +104,7 @@ export async function startSmtpTestServer(options: { tls?: SelfSignedCertificate
   const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   const credentials = options.login ? `${encodeURIComponent(options.login.user)}:${encodeURIComponent(options.login.pass)}@` : '';
   return {
-    url: `smtp://${credentials}127.0.0.1:${port}`,
+    url: `${options.tls && options.implicitTls ? 'smtps' : 'smtp'}://${credentials}127.0.0.1:${port}`,
     ...(options.tls ? { certificate: options.tls.cert } : {}),
     received,
     refuseNext(code, count = 1) {

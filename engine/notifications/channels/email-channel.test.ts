@@ -54,6 +54,14 @@ describe('email channel', () => {
     expect(server.received.map((m) => [m.secure, m.user])).toEqual([[true, 'fleet']]);
   });
 
+  it.skipIf(!certificate)('speaks TLS from the first byte to smtps://', async () => {
+    server = await startSmtpTestServer({ tls: certificate!, implicitTls: true });
+    expect(server.url).toMatch(/^smtps:/);
+    channel = emailChannel(server.url, { ca: certificate!.cert });
+    expect(await channel.send({ email: 'ops@example.com' }, message)).toEqual({ outcome: 'sent' });
+    expect(server.received.map((m) => m.secure)).toEqual([true]);
+  });
+
   it.skipIf(!certificate)('retries, rather than sends in the clear, when TLS is required and the certificate is not trusted', async () => {
     server = await startSmtpTestServer({ tls: certificate! });
     channel = emailChannel(server.url, { requireTls: true });
