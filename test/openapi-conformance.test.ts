@@ -59,6 +59,11 @@ const daysFromToday = (n: number) => new Date(Date.now() + n * 86_400_000).toISO
 const oversized = (bytes: number) => JSON.stringify({ pad: 'x'.repeat(bytes) });
 const errorMatching = (pattern: RegExp) => (body: any) => expect(body.error).toMatch(pattern);
 const TEST_MODE_REFUSED = /test-mode key or token cannot add, change or remove them; use a live key/;
+/** A browser's PushSubscription JSON: a P-256 public key (65 bytes, 0x04 first) and a 16-byte secret, base64url. */
+const PUSH_SUBSCRIPTION = {
+  endpoint: `https://push.example.com/conformance/${process.pid}`, expirationTime: null,
+  keys: { p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url'), auth: Buffer.alloc(16, 9).toString('base64url') },
+};
 const noneNull = (record: Record<string, unknown>) => expect(Object.entries(record).filter(([, v]) => v === null)).toEqual([]);
 
 /**
@@ -1130,6 +1135,123 @@ const OPERATIONS: Record<string, { permission?: Permission; security?: unknown[]
       { status: 400, what: 'an id that is not a number', request: () => ({ path: '/travels/abc', method: 'DELETE' }) },
       { status: 404, what: 'an unknown id', request: () => ({ path: '/travels/999999999', method: 'DELETE' }) },
       { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/travels/${s.travels.scheduled}`, method: 'DELETE', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+    ],
+  },
+  'GET /notification-rules': {
+    permission: 'notifications:read',
+    cases: [
+      { status: 200, what: 'a page of the account\'s rules', request: () => ({ path: '/notification-rules?limit=1' }), shows: (body) => expect(body).toMatchObject({ data: [{ name: 'Depot arrivals', vehicles: { scope: 'groups' } }], has_more: true }) },
+      { status: 400, what: 'a cursor of another list', request: () => ({ path: `/notification-rules?cursor=${Buffer.from('webhooks:1').toString('base64url')}` }), shows: errorMatching(/cursor/) },
+    ],
+  },
+  'GET /notification-rules/{id}': {
+    permission: 'notifications:read',
+    cases: [
+      { status: 200, what: 'a rule with a schedule, geofences and recipients', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}` }), shows: (body) => expect(body.data.recipients[0]).toMatchObject({ userId: expect.any(Number), channels: ['email', 'push'] }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/notification-rules/abc' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/notification-rules/999999999' }) },
+    ],
+  },
+  'POST /notification-rules': {
+    permission: 'notifications:write',
+    cases: [
+      {
+        status: 201, what: 'a rule for listed vehicles at a geofence',
+        request: (s) => ({ path: '/notification-rules', method: 'POST', body: { name: 'Panics', events: ['vehicle.panic', 'vehicle.geofence.*'], vehicles: { scope: 'list', vehicleIds: [s.vehicles.detailed] }, geofenceIds: [s.geofences.warehouse], minIntervalSeconds: 300, recipients: [{ userId: s.notifications.userId, channels: ['email'] }] } }),
+        shows: (body) => expect(body.data).toMatchObject({ vehicles: { scope: 'list' }, schedule: null, timezone: 'America/Mexico_City' }),
+      },
+      { status: 400, what: 'vehicle.position', request: (s) => ({ path: '/notification-rules', method: 'POST', body: { name: 'x', events: ['vehicle.position'], vehicles: { scope: 'all' }, recipients: [{ userId: s.notifications.userId, channels: ['email'] }] } }), shows: errorMatching(/cannot be notified/) },
+      { status: 409, what: 'an account with 200 rules', key: (s) => s.notifications.rulesFullKey, request: (s) => ({ path: '/notification-rules', method: 'POST', body: { name: 'x', events: ['vehicle.panic'], vehicles: { scope: 'all' }, recipients: [{ userId: s.notifications.rulesFullUser, channels: ['email'] }] } }), shows: errorMatching(/at most 200/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/notification-rules', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/notification-rules', method: 'POST', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'PATCH /notification-rules/{id}': {
+    permission: 'notifications:write',
+    cases: [
+      { status: 200, what: 'a new interval', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}`, method: 'PATCH', body: { minIntervalSeconds: 600 } }), shows: (body) => expect(body.data.minIntervalSeconds).toBe(600) },
+      { status: 400, what: 'an unknown geofence', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}`, method: 'PATCH', body: { geofenceIds: [999999999] } }), shows: errorMatching(/^geofenceIds: no live geofence 999999999/) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/notification-rules/999999999', method: 'PATCH', body: {} }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}`, method: 'PATCH', body: 'enabled=false', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /notification-rules/{id}': {
+    permission: 'notifications:write',
+    cases: [
+      { status: 204, what: 'a rule', request: (s) => ({ path: `/notification-rules/${s.notifications.ruleToDelete}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/notification-rules/abc', method: 'DELETE' }) },
+      { status: 404, what: 'an unknown id', request: () => ({ path: '/notification-rules/999999999', method: 'DELETE' }) },
+    ],
+  },
+  'GET /notification-rules/{id}/deliveries': {
+    permission: 'notifications:read',
+    cases: [
+      { status: 200, what: 'a pending and a sent delivery, newest first', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}/deliveries` }), shows: (body) => expect(body.data.map((d: any) => d.status)).toEqual(['pending', 'succeeded']) },
+      { status: 400, what: 'a limit over 100', request: (s) => ({ path: `/notification-rules/${s.notifications.rule}/deliveries?limit=101` }) },
+      { status: 404, what: 'an unknown rule', request: () => ({ path: '/notification-rules/999999999/deliveries' }) },
+    ],
+  },
+  'GET /users/me/notification-channels': {
+    cases: [{ status: 200, what: 'the caller\'s own addresses and browsers, by a key with no notifications permission', request: () => ({ path: '/users/me/notification-channels' }), shows: (body) => expect(body.data).toMatchObject({ phone: '+5215512345678', available: { email: false } }) }],
+  },
+  'PATCH /users/me/notification-channels': {
+    cases: [
+      { status: 200, what: 'an own email and no phone', request: () => ({ path: '/users/me/notification-channels', method: 'PATCH', body: { email: 'alerts@example.com', phone: null } }), shows: (body) => expect(body.data).toMatchObject({ effectiveEmail: 'alerts@example.com', phone: null }) },
+      { status: 400, what: 'a phone that is not E.164', request: () => ({ path: '/users/me/notification-channels', method: 'PATCH', body: { phone: '5512345678' } }), shows: errorMatching(/E\.164/) },
+      { status: 403, what: 'a test-mode key', key: (s) => s.users.testKey, request: () => ({ path: '/users/me/notification-channels', method: 'PATCH', body: { muted: true } }), shows: errorMatching(/test-mode key or token cannot change them/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/users/me/notification-channels', method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users/me/notification-channels', method: 'PATCH', body: 'muted=true', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'POST /users/me/push-subscriptions': {
+    cases: [
+      { status: 201, what: 'a browser\'s subscription', request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: PUSH_SUBSCRIPTION }), shows: (body) => expect(body.data.id).toEqual(expect.any(Number)) },
+      { status: 400, what: 'an http:// endpoint', request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: { ...PUSH_SUBSCRIPTION, endpoint: 'http://push.example.com/x' } }), shows: errorMatching(/https/) },
+      { status: 403, what: 'a test-mode key', key: (s) => s.users.testKey, request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: PUSH_SUBSCRIPTION }), shows: errorMatching(/test-mode/) },
+      { status: 409, what: 'a user with 20 browsers', key: (s) => s.notifications.pushFullKey, request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: { ...PUSH_SUBSCRIPTION, endpoint: 'https://push.example.com/conformance/21' } }), shows: errorMatching(/at most 20 browsers/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users/me/push-subscriptions', method: 'POST', body: 'endpoint=x', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /users/me/push-subscriptions/{id}': {
+    cases: [
+      { status: 204, what: 'one of the caller\'s browsers', request: (s) => ({ path: `/users/me/push-subscriptions/${s.notifications.pushToDelete}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/me/push-subscriptions/abc', method: 'DELETE' }) },
+      { status: 403, what: 'a test-mode key', key: (s) => s.users.testKey, request: () => ({ path: '/users/me/push-subscriptions/999999999', method: 'DELETE' }), shows: errorMatching(/test-mode/) },
+      { status: 404, what: 'another user\'s browser', key: (s) => s.notifications.pushFullKey, request: (s) => ({ path: `/users/me/push-subscriptions/${s.notifications.pushToDelete - 1}`, method: 'DELETE' }) },
+    ],
+  },
+  'GET /users/me/report-subscriptions': {
+    cases: [{ status: 200, what: 'the caller\'s own report emails, one sent before', request: () => ({ path: '/users/me/report-subscriptions' }), shows: (body) => expect(body.data[0].lastRunAt).not.toBeNull() }],
+  },
+  'POST /users/me/report-subscriptions': {
+    permission: 'reports:read',
+    cases: [
+      { status: 201, what: 'a weekly report email', request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: { frequency: 'weekly', reports: ['trips', 'geofences'], time: '07:00', weekday: 1 } }), shows: (body) => expect(body.data).toMatchObject({ weekday: 1, lastRunAt: null }) },
+      { status: 400, what: 'a weekly one without weekday', request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: { frequency: 'weekly', reports: ['trips'], time: '07:00' } }), shows: errorMatching(/weekday is needed/) },
+      { status: 403, what: 'the maintenance report without maintenance:read', request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: { frequency: 'daily', reports: ['maintenance'], time: '07:00' } }), shows: errorMatching(/maintenance:read/) },
+      { status: 409, what: 'a user with 10', key: (s) => s.notifications.reportsFullKey, request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: { frequency: 'daily', reports: ['trips'], time: '07:00' } }), shows: errorMatching(/at most 10/) },
+      { status: 413, what: 'a body over the limit', request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: () => ({ path: '/users/me/report-subscriptions', method: 'POST', body: 'time=07:00', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'PATCH /users/me/report-subscriptions/{id}': {
+    permission: 'reports:read',
+    cases: [
+      { status: 200, what: 'a new time', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: { time: '06:30' } }), shows: (body) => expect(body.data.nextRunAt.local).toMatch(/ 06:30$/) },
+      { status: 400, what: 'a time that is not HH:mm', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: { time: '6:30' } }) },
+      { status: 403, what: 'the maintenance report without maintenance:read', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: { reports: ['maintenance'] } }), shows: errorMatching(/maintenance:read/) },
+      { status: 404, what: 'another user\'s', key: (s) => s.notifications.reportsFullKey, request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: { enabled: false } }) },
+      { status: 413, what: 'a body over the limit', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: oversized(TEST_CONFIG.bodyLimitBytes) }) },
+      { status: 415, what: 'a body that is not JSON', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'PATCH', body: 'enabled=false', headers: { 'Content-Type': 'text/plain' } }) },
+    ],
+  },
+  'DELETE /users/me/report-subscriptions/{id}': {
+    cases: [
+      { status: 204, what: 'one of the caller\'s report emails', request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.reportToDelete}`, method: 'DELETE' }) },
+      { status: 400, what: 'an id that is not a number', request: () => ({ path: '/users/me/report-subscriptions/abc', method: 'DELETE' }) },
+      { status: 404, what: 'another user\'s', key: (s) => s.notifications.reportsFullKey, request: (s) => ({ path: `/users/me/report-subscriptions/${s.notifications.report}`, method: 'DELETE' }) },
     ],
   },
 };

@@ -44,6 +44,12 @@ const ANY_CREDENTIAL: Record<string, string> = {
   'GET /api/v1/auth/sessions': 'the caller\'s own sessions',
   'DELETE /api/v1/auth/sessions/:id': 'ends one of the caller\'s own sessions',
   'POST /api/v1/auth/password': 'changes the caller\'s own password, given the current one',
+  'GET /api/v1/users/me/notification-channels': 'the caller\'s own notification addresses and browsers',
+  'PATCH /api/v1/users/me/notification-channels': 'the caller\'s own notification addresses and mute',
+  'POST /api/v1/users/me/push-subscriptions': 'subscribes the caller\'s own browser',
+  'DELETE /api/v1/users/me/push-subscriptions/:id': 'unsubscribes one of the caller\'s own browsers',
+  'GET /api/v1/users/me/report-subscriptions': 'the caller\'s own report emails',
+  'DELETE /api/v1/users/me/report-subscriptions/:id': 'ends one of the caller\'s own report emails',
 };
 
 /** Permissions a handler checks on what the request asks for, beyond its route's own. */

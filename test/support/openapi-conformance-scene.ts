@@ -41,6 +41,69 @@ export interface ConformanceScene {
   maintenance: { serviced: number; bare: number; toDelete: number };
   /** Vehicle group ids: one holding the detailed vehicle and the scene's user, one to delete. */
   groups: { main: number; toDelete: number };
+  notifications: NotificationScene;
+}
+
+/**
+ * Notifications of the scene's user and account: a rule with deliveries (one sent, one pending), one to
+ * delete; the user's own addresses, a browser and report emails (one sent before, one to delete); and keys
+ * of users at each limit (200 rules in another account, 20 browsers, 10 report emails).
+ */
+export interface NotificationScene {
+  userId: number;
+  rule: number;
+  ruleToDelete: number;
+  pushToDelete: number;
+  report: number;
+  reportToDelete: number;
+  /** notifications:write of an account with 200 rules, and its user. */
+  rulesFullKey: string;
+  rulesFullUser: number;
+  /** Any live key of a user with 20 browsers subscribed. */
+  pushFullKey: string;
+  /** reports:read of a user with 10 report emails. */
+  reportsFullKey: string;
+}
+
+async function buildNotificationScene(t: TestApp, accountId: number, userId: number, groupId: number, geofenceId: number): Promise<NotificationScene> {
+  const db = t.database.db;
+  const recipients = JSON.stringify([{ userId, channels: ['email', 'push'] }]);
+  const rule = (name: string, account = accountId) => db.insertInto('notification_rules')
+    .values({
+      account_id: account, mode: 'live', created_by: userId, name, events: ['vehicle.geofence.*'], vehicle_scope: 'groups', group_ids: [groupId], geofence_ids: [geofenceId],
+      schedule: JSON.stringify({ days: [1, 2, 3, 4, 5], from: '08:00', to: '18:00' }), timezone: 'America/Mexico_City', recipients,
+    })
+    .returning('id').executeTakeFirstOrThrow();
+  const main = (await rule('Depot arrivals')).id;
+  const sent = mx('2026-03-02 09:04');
+  await db.insertInto('notification_deliveries').values([
+    { account_id: accountId, rule_id: main, user_id: userId, channel: 'email', event_id: 1, event_type: 'vehicle.geofence.enter', status: 'succeeded', attempts: 1, last_attempt_at: sent, delivered_at: sent },
+    { account_id: accountId, rule_id: main, user_id: userId, channel: 'push', push_subscription_id: 1, event_id: 1, event_type: 'vehicle.geofence.enter', last_error: 'push service answered 503' },
+  ]).execute();
+  const ruleToDelete = (await rule('Old rule')).id;
+  const crowded = await t.fixtures.tenant();
+  await db.insertInto('notification_rules').values(Array.from({ length: 200 }, (_, i) => ({
+    account_id: crowded.account.id, mode: 'live' as const, name: `Rule ${i}`, events: ['vehicle.panic'], vehicle_scope: 'all' as const, timezone: 'UTC',
+    recipients: JSON.stringify([{ userId: crowded.user.id, channels: ['email'] }]),
+  }))).execute();
+  const rulesFullKey = (await t.fixtures.key(crowded.user.id, { permissions: ['notifications:write'] })).key;
+
+  await db.insertInto('notification_channels').values({ user_id: userId, telegram_chat_id: '123456789', phone: '+5215512345678', muted_until: mx('2030-01-01 08:00') }).execute();
+  const browser = (user: number, n: number) => ({ user_id: user, endpoint: `https://push.example.com/scene/${user}/${n}`, p256dh: 'BScene', auth: 'scene', user_agent: n === 0 ? null : 'Firefox/128.0' });
+  const pushToDelete = (await db.insertInto('push_subscriptions').values([browser(userId, 0), browser(userId, 1)]).returning('id').execute())[1]!.id;
+  const pushy = await t.fixtures.user(accountId);
+  await db.insertInto('push_subscriptions').values(Array.from({ length: 20 }, (_, i) => browser(pushy.id, i))).execute();
+  const pushFullKey = (await t.fixtures.key(pushy.id, { permissions: ['devices:read'] })).key;
+
+  const report = (user: number, lastRunAt: Date | null = null) => ({
+    account_id: accountId, user_id: user, mode: 'live' as const, frequency: 'daily' as const, reports: ['trips'], local_time: '07:00', weekday: null,
+    timezone: 'America/Mexico_City', next_run_at: mx('2030-01-01 07:00'), last_run_at: lastRunAt,
+  });
+  const [mainReport, reportToDelete] = await db.insertInto('report_subscriptions').values([report(userId, mx('2026-03-02 07:00')), report(userId)]).returning('id').execute();
+  const reader = await t.fixtures.user(accountId);
+  await db.insertInto('report_subscriptions').values(Array.from({ length: 10 }, () => report(reader.id))).execute();
+  const reportsFullKey = (await t.fixtures.key(reader.id, { permissions: ['reports:read'] })).key;
+  return { userId, rule: main, ruleToDelete, pushToDelete, report: mainReport!.id, reportToDelete: reportToDelete!.id, rulesFullKey, rulesFullUser: crowded.user.id, pushFullKey, reportsFullKey };
 }
 
 /** A Mexico City wall-clock time (UTC-6 all year since 2022) as an instant. */
@@ -256,5 +319,7 @@ export async function buildConformanceScene(t: TestApp): Promise<ConformanceScen
   const testKey = (await t.fixtures.key(user.id, { mode: 'test', permissions: ['users:read', 'users:write'] })).key;
   const users = { member: member.id, toRemove: toRemove.id, ownerEmail: user.email, loneOwner: lone.user.id, loneOwnerKey, testKey };
 
-  return { users, groups, media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
+  const notifications = await buildNotificationScene(t, account.id, user.id, groups.main, warehouse);
+
+  return { notifications, users, groups, media, maintenance, credentials, commands, only, allBut, expired, devices, geofences: { warehouse, polanco, spare }, travels, webhooks, deliveries, vehicles: { detailed: detailedImei, toDelete: toDeleteImei }, drivers };
 }
