@@ -40,7 +40,7 @@ export function createWebPushChannel(settings: PushSettings, options: { timeoutM
         if (!settings.allowPrivate && !subscription.endpoint.startsWith('https://')) {
           throw new WebhookUrlError('push endpoint must be https:// (set WEBHOOK_ALLOW_PRIVATE=true to allow http://)');
         }
-        target = await resolveWebhookTarget(subscription.endpoint, { allowPrivate: settings.allowPrivate });
+        target = await withinTimeout(resolveWebhookTarget(subscription.endpoint, { allowPrivate: settings.allowPrivate }), options.timeoutMs);
       } catch (error) {
         if (!(error instanceof WebhookUrlError)) throw error;
         const reason = error.message.replace(/^url/, 'push endpoint');
@@ -75,6 +75,15 @@ export function createWebPushChannel(settings: PushSettings, options: { timeoutM
     },
     async close() {},
   };
+}
+
+/** The endpoint's DNS lookup counts against the attempt's budget too; running out is worth a retry. */
+function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WebhookUrlError(`url host does not resolve within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 function cut(text: string): string {
