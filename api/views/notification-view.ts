@@ -78,7 +78,7 @@ export const RuleDeliverySchema = z
     event: z.union([
       z.object({ id: z.string().openapi({ example: '40211' }), type: z.string().openapi({ example: 'vehicle.geofence.enter' }) }),
       z.null(),
-    ]).openapi({ description: 'The logged event notified (GET /events/{id})' }),
+    ]).openapi({ description: 'The logged event notified: its id in the event log (GET /events) and its kind' }),
     status: z.enum(['pending', 'succeeded', 'failed']),
     attempts: z.number().int(),
     lastError: z.string().nullable().openapi({ example: null }),
