@@ -17,15 +17,13 @@ import { listenAndStayUp } from '../../runtime/listening-server.ts';
 import type { Config } from '../config.ts';
 import { localBaseUrl } from '../commands/demo.ts';
 
-/**
- * What the API tells users of the channels this server sends notifications on. Read loosely while
- * `config.notifications` (cli/notification-config.ts) is being added: absent, no channel is on.
- */
+/** What the API tells users of the channels this server sends notifications on (config.notifications). */
 function notificationServer(config: Config): NotificationServer {
-  const notifications = (config as { notifications?: { email?: unknown; push?: { publicKey: string }; telegram?: unknown; sms?: unknown } }).notifications;
+  const { email, push, telegram, sms } = config.notifications;
   return {
-    available: { email: Boolean(notifications?.email), push: Boolean(notifications?.push), telegram: Boolean(notifications?.telegram), sms: Boolean(notifications?.sms) },
-    vapidPublicKey: notifications?.push?.publicKey ?? null,
+    available: { email: email !== undefined, push: push !== undefined, telegram: telegram !== undefined, sms: sms !== undefined },
+    vapidPublicKey: push?.publicKey ?? null,
+    // Push endpoints are addresses users give, as webhook URLs are: the same setting lets them be private.
     allowPrivatePushEndpoints: config.webhooks.allowPrivate,
   };
 }
