@@ -78,6 +78,14 @@ export async function claimDueNotifications(db: Db, channel: NotificationChannel
   }));
 }
 
+/** The channels with deliveries due and unclaimed now: what a poll wakes. */
+export async function channelsWithDueNotifications(db: Db): Promise<NotificationChannel[]> {
+  const { rows } = await sql<{ channel: NotificationChannel }>`
+    SELECT DISTINCT channel FROM notification_deliveries
+    WHERE status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())`.execute(db);
+  return rows.map((r) => r.channel);
+}
+
 export type NotificationAttempt =
   | { deliveryId: string; outcome: 'succeeded' }
   | { deliveryId: string; outcome: 'retry'; error: string; nextAttemptAt: Date }

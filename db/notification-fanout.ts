@@ -26,6 +26,13 @@ const ruleOf = (r: RuleRow): NotificationRule => ({
 /** Kinds never notified are not read at all: positions are never logged, webhook kinds concern integrators. */
 const NOT_READ = ['vehicle.position', 'webhook.disabled', 'webhook.test'];
 
+/** Whether events were logged after the notification cursor: one read, no lock, for polls that mostly find none. */
+export async function eventsAfterNotificationCursor(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ any: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM events WHERE id > (SELECT last_event_id FROM notification_fanout_cursor)) AS any`.execute(db);
+  return rows[0]?.any ?? false;
+}
+
 /**
  * Turns the events logged after the notification cursor into deliveries and moves the cursor past
  * them, in one transaction; the cursor row's lock makes processes take turns, and the unique index

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import {
-  claimDueNotifications, forgetPushSubscription, recordNotificationAttempt, type ClaimedNotification, type NotificationAttempt,
+  channelsWithDueNotifications, claimDueNotifications, forgetPushSubscription, recordNotificationAttempt, type ClaimedNotification, type NotificationAttempt,
 } from '../../db/notification-deliveries.ts';
 import { eventMessage, type NotificationMessage } from '../../domain/notifications/notification-message.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notifications/notification-rule.ts';
@@ -54,10 +54,20 @@ export class NotificationSender {
     for (const channel of NOTIFICATION_CHANNELS) this.lanes.set(channel, new Lane(channel, this));
   }
 
+  /** Sends what is due now, and looks for due deliveries (retries, other processes') every `pollMs`. */
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.settings.pollMs);
+    this.timer = setInterval(() => void this.poll(), this.settings.pollMs);
     this.timer.unref();
     this.wake();
+  }
+
+  /** One read for every channel: a lane claims only when its channel has something due. */
+  private async poll(): Promise<void> {
+    try {
+      this.wake(await channelsWithDueNotifications(this.db));
+    } catch (error) {
+      this.log.warn('notification poll failed; retrying at the next', { error: (error as Error).message });
+    }
   }
 
   /** Deliveries may be due on these channels (all when none named). */

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../../db/database.ts';
-import { fanOutNotifications } from '../../db/notification-fanout.ts';
+import { eventsAfterNotificationCursor, fanOutNotifications } from '../../db/notification-fanout.ts';
 import { listenForNotifications, type NotificationListener } from '../../db/notification-listener.ts';
 import { pruneNotificationDeliveries, type ClaimedNotification } from '../../db/notification-deliveries.ts';
 import type { NotificationMessage } from '../../domain/notifications/notification-message.ts';
@@ -57,11 +57,15 @@ export async function startNotifications(
     retryDelaysMs: settings.retryDelaysMs,
     // Long enough for a message to time out and its attempt to be recorded.
     claimMs: settings.timeoutMs + 30_000,
-    pollMs: Math.max(settings.pollMs, 250),
+    // New deliveries wake their lanes from this process's fan-out at once; the poll finds retries
+    // (due to the second) and what another process's fan-out made and did not send.
+    pollMs: Math.max(settings.pollMs, 1_000),
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   }, reports.message);
 
   const fanOut = new CoalescedRun(async () => {
+    // Most polls find nothing new: a read without the cursor's lock says so.
+    if (!(await eventsAfterNotificationCursor(db))) return;
     for (;;) {
       const { events, deliveries, channels: woken } = await fanOutNotifications(db, FAN_OUT_BATCH);
       if (deliveries > 0) sender.wake(woken);
