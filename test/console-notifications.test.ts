@@ -1,4 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addUser, browserAndDemo, curl, openConsole, openPage, sessionOf, signIn, type WatchedPage } from './support/console-browser.ts';
@@ -35,6 +37,15 @@ async function confirm(page: Page, label: string): Promise<void> {
   await page.locator('dialog').waitFor({ state: 'detached' });
 }
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A and AA violations on the page as it is now (the editor open, which the page-by-page check does not see). */
+async function violations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    .then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`);
+}
+
 const shownError = (page: Page, form: string) => page.locator(`form[aria-label="${form}"] .error[role="alert"]:not([hidden])`).textContent();
 
 describe('the console\'s Notifications page', () => {
@@ -62,6 +73,8 @@ describe('the console\'s Notifications page', () => {
     const me = form.locator('fieldset.recipient', { hasText: scene.demo.email });
     await me.getByLabel('Email').check();
     await me.getByLabel('Telegram').check();
+
+    expect(await violations(page)).toEqual([]);
 
     // A time zone the API does not know: its own words, beside the form, and nothing created.
     await form.getByLabel('Time zone').fill('Mars/Olympus_Mons');
@@ -105,6 +118,7 @@ describe('the console\'s Notifications page', () => {
     await edit.getByLabel('All vehicles').check();
     await edit.getByLabel('Only these geofences').check();
     await edit.getByLabel('Airport Cargo').check();
+    expect(await violations(page)).toEqual([]);
     await edit.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => row.locator('td[data-label="Kinds"]').textContent()).toBe('vehicle.*');
     expect(await row.locator('td[data-label="When"]').textContent()).toBe('any time');
@@ -127,6 +141,40 @@ describe('the console\'s Notifications page', () => {
     await expect.poll(() => page.locator('tbody tr', { hasText: name }).count()).toBe(0);
     clean(watched);
     await page.context().close();
+  });
+
+  it('shows a rule\'s deliveries: a cancelled command notified by email, which this server does not send, failed with the reason', async () => {
+    const owner = await sessionOf(scene.demo.base, scene.demo.email, scene.demo.password);
+    const me = (await owner('/users/me')).body.data as { id: number };
+    const imei = `86${Date.now()}`.slice(0, 15);
+    expect((await owner('/vehicles', { method: 'POST', body: { imei, name: `Parked van ${imei}`, protocol: 'teltonika' } })).status).toBe(201);
+    const name = `Cancelled commands ${imei}`;
+    const rule = await owner('/notification-rules', { method: 'POST', body: {
+      name, events: ['command.cancelled'], vehicles: { scope: 'list', vehicleIds: [imei] }, recipients: [{ userId: me.id, channels: ['email'] }],
+    } });
+    expect(rule.status).toBe(201);
+    // Its tracker never connected, so the command stays queued until cancelled: a command.cancelled event.
+    const queued = await owner('/commands', { method: 'POST', body: { deviceId: imei, type: 'engine_resume' } });
+    expect((await owner(`/commands/${queued.body.data.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
+
+    const watched = await signedIn();
+    const { page } = watched;
+    await page.goto(`${scene.demo.base}/console#/notifications/${rule.body.data.id}`);
+    const log = page.locator('section[aria-label="Deliveries of the rule"]');
+    await log.getByRole('heading', { name: `Deliveries of ${name}` }).waitFor();
+    const delivery = log.locator('tbody tr');
+    await expect.poll(async () => {
+      await log.getByRole('button', { name: 'Refresh' }).click();
+      return delivery.locator('td[data-label="Status"]').textContent().catch(() => null);
+    }, { timeout: 30_000, interval: 1_000 }).toBe('failed');
+    expect(await delivery.locator('td[data-label="Channel"]').textContent()).toBe('Email');
+    expect(await delivery.locator('td[data-label="Recipient"]').textContent()).toBe(`Demo Dispatcher (${scene.demo.email})`);
+    expect(await delivery.locator('td[data-label="Event"]').textContent()).toBe('command.cancelled');
+    expect(await delivery.locator('td[data-label="Error"]').textContent()).toMatch(/not configured on this server/);
+    clean(watched);
+    await page.context().close();
+    expect((await owner(`/notification-rules/${rule.body.data.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await owner(`/vehicles/${imei}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('offers a dispatcher only themselves as recipient and no groups; a viewer reads the rules and changes none', async () => {
@@ -175,6 +223,7 @@ describe('the console\'s My notifications page', () => {
     await form.getByLabel('Phone for SMS').fill('+52 55 1234 5678');
     await form.getByLabel('Mute all my notifications').check();
     await form.getByLabel('Muted until').fill('2031-01-02T08:30');
+    expect(await violations(page)).toEqual([]);
     await form.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.locator('#page strong', { hasText: 'Muted' }).textContent().catch(() => null)).toMatch(/^Muted until .*2031/);
 
