@@ -74,7 +74,8 @@ export function eventPhrase(type: string, data: Data): string {
   }
 }
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text made safe inside HTML (an element's content or a quoted attribute). */
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function localTime(at: Date, timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-GB', {

@@ -8,6 +8,7 @@ import { grants, type Permission } from '../../domain/access/permissions.ts';
 import { rolePermissions } from '../../domain/access/roles.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import type { NotificationMessage } from '../../domain/notifications/notification-message.ts';
+import { escapeHtml } from '../../domain/notifications/notification-message.ts';
 import { REPORT_KINDS, type ReportKind } from '../../domain/notifications/report-schedule.ts';
 import { formatLocal, wallClockAt } from '../../domain/time/zoned-time.ts';
 import { maintenanceCsv, maintenanceNeedingAttention, tripKpis, tripsCsv, visitsCsv, type MaintenanceLine, type ReportVehicle } from './report-tables.ts';
@@ -31,7 +32,6 @@ const CSV = 'text/csv; charset=utf-8';
 /** A byte order mark, so that spreadsheets open the file as UTF-8 (accented names stay readable). */
 const BOM = '\uFEFF';
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const number = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 1 });
 
 interface Headline {
