@@ -28,6 +28,7 @@ import { startIngest } from '../ingest/start-ingest.ts';
 import { silentLogger } from '../runtime/logger.ts';
 import { summarise } from '../simulators/latency-stats.ts';
 import { ensureSimulatedDevices } from '../simulators/simulated-devices.ts';
+import { BenchNotifications, NOTIFIED_VEHICLES, type NotificationRow } from './event-notifications.ts';
 import { seedGrid } from './geofence-grid.ts';
 import { positionFeedRun, type PositionFeedRow } from './position-feed-run.ts';
 import { freePort, runTrackerLoad } from './tracker-load.ts';
@@ -43,19 +44,25 @@ const LOAD = { devices: 1_000, intervalMs: 100, recordsPerUpload: 10 }; // 10,00
  * over TCP at 10,000 fixes/s through ingest and the engine, a geofence grid that turns them into
  * events, one EventSource on `GET /events/stream` over real HTTP, and one webhook delivering into a
  * local receiver. Delay is from the event's append (its `recorded_at`, just before its commit) to its
- * arrival, for events appended after the warm-up.
+ * arrival, for events appended after the warm-up. A second run adds notifications for people (email
+ * and SMS into local receivers, see event-notifications.ts); `--log`, `--notifications` and
+ * `--positions` run only those runs.
  */
 export default async function eventsBench(args: string[]): Promise<void> {
-  if (!args.includes('--positions')) await logBench(args);
-  if (!args.includes('--log')) await positionsBench(args);
+  const only = ['--log', '--notifications', '--positions'].filter((flag) => args.includes(flag));
+  const runs = (flag: string) => only.length === 0 || only.includes(flag);
+  if (runs('--log')) await logBench(args, false);
+  if (runs('--notifications')) await logBench(args, true);
+  if (runs('--positions')) await positionsBench(args);
 }
 
-async function logBench(args: string[]): Promise<void> {
+async function logBench(args: string[], withNotifications: boolean): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleetcore-bench-'));
   const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embedded: 'own' });
   const queues = process.env.REDIS_URL ? bullmqQueues(process.env.REDIS_URL, { prefix: `fleetcore-bench-${process.pid}` }) : inProcessQueues();
   const cleanup: Array<() => Promise<void> | void> = [];
   let row: Record<string, number> = {};
+  let notificationRows: NotificationRow[] = [];
   try {
     await migrateToLatest(handle.db);
     const db = handle.db;
@@ -105,10 +112,13 @@ async function logBench(args: string[]): Promise<void> {
     });
     cleanup.push(() => webhooks.close());
 
+    const notifications = withNotifications ? await BenchNotifications.open() : undefined;
+    if (notifications) cleanup.push(() => notifications.close());
     const eventFeed = await EventFeed.open(db, silentLogger, handle.pool, { pollMs: handle.pool ? 250 : 100 });
     cleanup.push(() => eventFeed.close());
     const app = createApp({
       db, log: silentLogger, rateLimiter: createMemoryRateLimiter(1e9, 10_000), eventFeed,
+      ...(notifications ? { notifications: notifications.server } : {}),
       config: { bodyLimitBytes: 65_536, deviceStatus: { inactiveAfterMinutes: 30, movingSpeedKmh: 5 }, onTimeToleranceMinutes: 5 },
     });
     const http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
@@ -117,6 +127,11 @@ async function logBench(args: string[]): Promise<void> {
       http.close();
       (http as { closeAllConnections?: () => void }).closeAllConnections?.();
     });
+    if (notifications) {
+      const { rows: vehicles } = await sql<{ imei: string }>`SELECT imei FROM devices WHERE account_id = ${account.id} ORDER BY imei`.execute(db);
+      const api = { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1`, key: issued.key };
+      await notifications.start(handle, api, user.id, vehicles.map((v) => v.imei));
+    }
     const streamArrivals = new Map<string, number>();
     const source = new EventSource(`http://127.0.0.1:${(http.address() as AddressInfo).port}/api/v1/events/stream?types=vehicle.*`, {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Bearer ${issued.key}` } }),
@@ -149,12 +164,16 @@ async function logBench(args: string[]): Promise<void> {
       (await sql<{ id: string; recorded_at: Date }>`SELECT id::text AS id, recorded_at FROM events WHERE id > ${start[0]!.id}::bigint AND type LIKE 'vehicle.%' AND account_id = ${account.id}`.execute(db)).rows;
     let events = await appended();
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && events.some((e) => !streamArrivals.has(e.id) || !webhookArrivals.has(e.id))) {
+    const waiting = async () => events.some((e) => !streamArrivals.has(e.id) || !webhookArrivals.has(e.id)) || (notifications !== undefined && !(await notifications.settled(handle)));
+    while (Date.now() < deadline && (await waiting())) {
       await new Promise((r) => setTimeout(r, 250));
       events = await appended();
     }
     const timed = events.filter((e) => e.recorded_at.getTime() >= startedAt + WARMUP_MS);
     const delays = (arrivals: Map<string, number>) => summarise(timed.filter((e) => arrivals.has(e.id)).map((e) => arrivals.get(e.id)! - e.recorded_at.getTime()));
+    if (notifications) {
+      notificationRows = await notifications.results(handle, { timedFrom: startedAt + WARMUP_MS, loadStart: startedAt, loadEnd: startedAt + seconds * 1000 });
+    }
     const stream = delays(streamArrivals);
     const hooks = delays(webhookArrivals);
     row = {
@@ -175,10 +194,16 @@ async function logBench(args: string[]): Promise<void> {
     await handle.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, row }, null, 2)}\n`);
+  const notified = withNotifications ? { notifications: notificationRows } : {};
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ database: handle.kind, queue: queues.kind, row, ...notified }, null, 2)}\n`);
   else {
-    process.stdout.write(`Events at ${LOAD.devices * (1000 / LOAD.intervalMs)} fixes/s: log → stream (EventSource) and → webhook (local receiver); ${handle.description}, ${queues.kind} queue, ${DURATION_MS / 1000} s\n`);
+    const also = withNotifications ? `, and → people (vehicle.*: email via SMTP on ${NOTIFIED_VEHICLES.email} vehicles, SMS via an HTTP gateway on ${NOTIFIED_VEHICLES.sms}; local receivers)` : '';
+    process.stdout.write(`Events at ${LOAD.devices * (1000 / LOAD.intervalMs)} fixes/s: log → stream (EventSource) and → webhook (local receiver)${also}; ${handle.description}, ${queues.kind} queue, ${DURATION_MS / 1000} s\n`);
     console.table([row]);
+    if (withNotifications) {
+      process.stdout.write('Notifications: delay from the event\'s recorded_at to the message at the receiver; failed and pending left at the end\n');
+      console.table(notificationRows);
+    }
   }
 }
 
