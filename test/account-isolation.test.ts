@@ -96,6 +96,13 @@ async function buildScope(
   const item = await ok(await call('/maintenance', 'POST', { vehicleId: imei, name: 'Oil change', kind: 'odometer', interval: 10_000, from: 0 }), `${label} maintenance`);
   await ok(await call(`/maintenance/${item.data.id}/services`, 'POST', { odometerKm: 0 }), `${label} service`);
   const group = await ok(await call('/groups', 'POST', { name: 'Depot group', vehicle_ids: [imei], user_ids: [userId] }), `${label} group`);
+  const ruleName = `Rule ${label}-${accountId}`;
+  const rule = await ok(await call('/notification-rules', 'POST', {
+    name: ruleName, events: ['vehicle.geofence.*'], vehicles: { scope: 'groups', groupIds: [group.data.id] }, geofenceIds: [geofence.data.id], recipients: [{ userId, channels: ['email'] }],
+  }), `${label} rule`);
+  const report = await ok(await call('/users/me/report-subscriptions', 'POST', { frequency: 'daily', reports: ['trips'], time: '07:00' }), `${label} report`);
+  const browser = await t.database.db.insertInto('push_subscriptions')
+    .values({ user_id: userId, endpoint: `https://push.example.com/isolation/${label}-${accountId}`, p256dh: 'B', auth: 'a', user_agent: null }).returning('id').executeTakeFirstOrThrow();
   // A picture from the truck's tracker, its bytes carrying the scope's plates.
   const picture = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0, 2 + plates.length]), Buffer.from(plates), Buffer.from([0xff, 0xd9])]);
   const { media } = await storeMedia(t.database.db, {
@@ -107,12 +114,13 @@ async function buildScope(
     label, account, accountId, userId, email: user.email, session: user.session, mode, key, only, credentials: [minted.data.prefix, client.data.clientId],
     markers: [
       imei, vanImei, plates, lat, lng, url, phone, minted.data.prefix, client.data.clientId, String(center.lat), String(center.lng), String(yardCenter.lat), only.yard, only.identifier,
-      media.sha256,
+      media.sha256, ruleName,
     ],
     ids: {
       vehicle: imei, geofence: String(geofence.data.id), travel: String(travel.data.travelId), driver: String(driver.data.id), webhook: String(webhook.data.id),
       delivery: String(delivery.data.id), command: String(command.data.id), apiKey: String(minted.data.id), oauthClient: String(client.data.id),
       maintenance: String(item.data.id), media: media.id, group: String(group.data.id), user: String(userId),
+      notificationRule: String(rule.data.id), reportSubscription: String(report.data.id), pushSubscription: String(browser.id),
     },
   };
 }
@@ -141,7 +149,7 @@ function pathFor(path: string, ids: Scope['ids']): string {
     '/devices/{deviceId}/status': 'vehicle', '/geofences/{id}': 'geofence', '/travels/{id}': 'travel', '/vehicles/{id}': 'vehicle',
     '/vehicles/{id}/positions': 'vehicle', '/vehicles/{id}/accumulators': 'vehicle', '/drivers/{id}': 'driver', '/webhooks/{id}': 'webhook', '/webhooks/{id}/deliveries': 'webhook',
     '/commands/{id}': 'command', '/maintenance/{id}': 'maintenance', '/maintenance/{id}/services': 'maintenance', '/media/{id}': 'media',
-    '/groups/{id}': 'group', '/users/{id}': 'user',
+    '/groups/{id}': 'group', '/users/{id}': 'user', '/notification-rules/{id}': 'notificationRule', '/notification-rules/{id}/deliveries': 'notificationRule',
   };
   let filled = path.replace('{deliveryId}', ids.delivery!);
   const kind = path === '/webhooks/{id}/deliveries/{deliveryId}' ? 'webhook' : idFor[path];
@@ -229,7 +237,7 @@ describe('two accounts with the same names, each in both modes', () => {
     const mustShow = [
       '/devices/status', '/vehicles', '/vehicles/{id}', '/vehicles/{id}/positions', '/vehicles/{id}/accumulators', '/geofences', '/geofences/{id}', '/reports/trips', '/drivers', '/drivers/{id}',
       '/webhooks', '/commands', '/commands/{id}', '/events', '/api-keys', '/oauth-clients', '/audit', '/maintenance', '/maintenance/{id}', '/media', '/media/{id}',
-      '/groups', '/groups/{id}',
+      '/groups', '/groups/{id}', '/notification-rules', '/notification-rules/{id}',
     ];
     for (const scope of scopes) {
       for (const path of mustShow) {

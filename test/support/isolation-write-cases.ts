@@ -24,6 +24,8 @@ export interface IsolationScope {
   ids: {
     vehicle: string; geofence: string; travel: string; driver: string; webhook: string; delivery: string; command: string; apiKey: string; oauthClient: string;
     maintenance: string; media: string; group: string; user: string;
+    /** A notification rule; a report email of the user in this mode; a browser of the user (the user is both modes'). */
+    notificationRule: string; reportSubscription: string; pushSubscription: string;
   };
   /** What no other scope has a namesake of: a vehicle with no travel (and its IMEI), a geofence, a driver's identifier, a webhook URL, a command's idempotency key. */
   only: { van: string; vanImei: string; yard: string; identifier: string; url: string; idempotencyKey: string };
@@ -189,6 +191,40 @@ export const WRITE_CASES: Record<string, WriteCase> = {
   'POST /users/{id}/sign-in-link': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('POST', '/users/{id}/sign-in-link', { id: v.ids.user }))]),
   // Names nothing but the caller's own user.
   'PATCH /users/me': () => [],
+
+  // A rule names the account's vehicles, groups, geofences and users of its mode: the victim's answer
+  // as ones that exist nowhere (400, same words). The victim's user is the caller's own in the other mode.
+  'POST /notification-rules': (a, v) => {
+    const rule = (change: Record<string, unknown>) => ({
+      name: unique('Grabbed'), events: ['vehicle.panic'], vehicles: { scope: 'all' }, recipients: [{ userId: a.userId, channels: ['email'] }], ...change,
+    });
+    const attempt = (what: string, victims: Record<string, unknown>, nowhere: Record<string, unknown>): WriteAttempt => ({
+      ...at('POST', '/notification-rules', 400, rule(victims)), what, nowhere: { path: '/notification-rules', body: rule(nowhere) },
+    });
+    return [
+      attempt('a rule for the victim\'s vehicle', { vehicles: { scope: 'list', vehicleIds: [v.ids.vehicle] } }, { vehicles: { scope: 'list', vehicleIds: [NO_IMEI] } }),
+      attempt('a rule for the victim\'s group', { vehicles: { scope: 'groups', groupIds: [Number(v.ids.group)] } }, { vehicles: { scope: 'groups', groupIds: [Number(NO_ID)] } }),
+      attempt('a rule at the victim\'s geofence', { geofenceIds: [Number(v.ids.geofence)] }, { geofenceIds: [Number(NO_ID)] }),
+      ...(a.accountId === v.accountId ? [] : [
+        attempt('a rule notifying the victim\'s user', { recipients: [{ userId: v.userId, channels: ['email'] }] }, { recipients: [{ userId: Number(NO_ID), channels: ['email'] }] }),
+      ]),
+    ];
+  },
+  'PATCH /notification-rules/{id}': (_a, v) => [byPath('PATCH', '/notification-rules/{id}', { id: v.ids.notificationRule }, { name: 'Taken over', enabled: false })],
+  'DELETE /notification-rules/{id}': (_a, v) => [byPath('DELETE', '/notification-rules/{id}', { id: v.ids.notificationRule })],
+  // Name nothing but the caller's own user (a push endpoint is the browser's own secret).
+  'PATCH /users/me/notification-channels': () => [],
+  'POST /users/me/push-subscriptions': () => [],
+  // A browser is its user's, in both modes: another account's answers 404 as one that exists nowhere; a test key changes none (403).
+  'DELETE /users/me/push-subscriptions/{id}': (a, v) => (a.accountId === v.accountId ? [] : [testRefused(a, byPath('DELETE', '/users/me/push-subscriptions/{id}', { id: v.ids.pushSubscription }))]),
+  // A report email is its user's in one mode: the victim's (another user's, or the caller's own of the other mode) is not found.
+  'POST /users/me/report-subscriptions': () => [{
+    what: 'a report email', method: 'POST', path: '/users/me/report-subscriptions', body: { frequency: 'daily', reports: ['trips'], time: '06:00' }, status: 201,
+    nowhere: { path: '/users/me/report-subscriptions', body: { frequency: 'daily', reports: ['trips'], time: '06:00' } },
+    undo: (r) => ({ method: 'DELETE', path: `/users/me/report-subscriptions/${r.id}` }),
+  }],
+  'PATCH /users/me/report-subscriptions/{id}': (_a, v) => [byPath('PATCH', '/users/me/report-subscriptions/{id}', { id: v.ids.reportSubscription }, { time: '05:00', enabled: false })],
+  'DELETE /users/me/report-subscriptions/{id}': (_a, v) => [byPath('DELETE', '/users/me/report-subscriptions/{id}', { id: v.ids.reportSubscription })],
 
   // Minting names nothing of another scope: the new credential must land in the caller's own scope only.
   'POST /api-keys': () => [{

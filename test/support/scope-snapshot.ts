@@ -5,7 +5,8 @@ import type { DeviceMode } from '../../db/schema.ts';
 /**
  * Every row of what one account keeps in one mode, as text: vehicles, who may see them, their odometer baselines and maintenance items and services, geofences,
  * drivers and their assignments, travels and their waypoints, webhooks and their deliveries, commands,
- * the account's users (in both modes' snapshots: they are the account's), API keys, OAuth clients and their tokens, the event log and the audit log. Two equal snapshots mean nothing of the scope was written
+ * the account's users (in both modes' snapshots: they are the account's), API keys, OAuth clients and their tokens, the event log and the audit log,
+ * notification rules and their deliveries, report emails, and the users' notification addresses and browsers. Two equal snapshots mean nothing of the scope was written
  * between them. `last_used_at` is left out: a key's use is recorded after its request, not by it.
  */
 export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode): Promise<string> {
@@ -40,7 +41,13 @@ export async function scopeSnapshot(db: Db, accountId: number, mode: DeviceMode)
       'clients', (SELECT jsonb_agg(to_jsonb(oc) - 'last_used_at' ORDER BY oc.id) FROM oc),
       'tokens', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) FROM oauth_tokens t WHERE t.client_id IN (SELECT id FROM oc)),
       'events', (SELECT jsonb_agg(to_jsonb(e) ORDER BY e.id) FROM events e WHERE e.account_id = ${accountId} AND e.mode = ${mode}),
-      'audit', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM audit_log x WHERE x.account_id = ${accountId} AND x.mode = ${mode})
+      'audit', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM audit_log x WHERE x.account_id = ${accountId} AND x.mode = ${mode}),
+      'notification_rules', (SELECT jsonb_agg(to_jsonb(r) ORDER BY r.id) FROM notification_rules r WHERE r.account_id = ${accountId} AND r.mode = ${mode}),
+      'notification_deliveries', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM notification_deliveries x
+        WHERE x.rule_id IN (SELECT id FROM notification_rules WHERE account_id = ${accountId} AND mode = ${mode})),
+      'report_subscriptions', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM report_subscriptions x WHERE x.account_id = ${accountId} AND x.mode = ${mode}),
+      'notification_channels', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.user_id) FROM notification_channels x JOIN users u ON u.id = x.user_id WHERE u.account_id = ${accountId}),
+      'push_subscriptions', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.id) FROM push_subscriptions x JOIN users u ON u.id = x.user_id WHERE u.account_id = ${accountId})
     ) AS snapshot
   `.execute(db);
   return JSON.stringify(rows[0]!.snapshot);
