@@ -1,8 +1,8 @@
 // The console's screenshots in docs/console/: `npm run docs:screenshots`. Starts `fleet serve` with the
 // demo fleet driving on a database of its own, adds what makes each page show something (a key, a
-// webhook, a dispatcher, a group), signs in as the demo owner and photographs each page on a laptop's
-// screen, and the overview on a phone's. Names given (`npm run docs:screenshots -- keys users`) take
-// only those.
+// webhook, a dispatcher, a group, a notification rule, a report email), signs in as the demo owner
+// and photographs each page on a laptop's screen, and the overview on a phone's. Names given
+// (`npm run docs:screenshots -- keys users`) take only those.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import { addUser, curl, launchChromium, sessionOf, signIn, startDemoServer } fro
 const OUT = join(root, 'docs/console');
 const PAGES: Array<[file: string, hash: string]> = [
   ['overview', '/'], ['map', '/map'], ['vehicles', '/vehicles'], ['geofences', '/geofences'], ['travels', '/travels'],
-  ['commands', '/commands'], ['keys', '/keys'], ['oauth-clients', '/oauth-clients'], ['webhooks', '/webhooks'],
-  ['users', '/users'], ['groups', '/groups'], ['audit', '/audit'], ['account', '/account'],
+  ['commands', '/commands'], ['keys', '/keys'], ['oauth-clients', '/oauth-clients'], ['notifications', '/notifications'], ['webhooks', '/webhooks'],
+  ['users', '/users'], ['groups', '/groups'], ['audit', '/audit'], ['account', '/account'], ['my-notifications', '/my-notifications'],
 ];
 
 async function must(what: string, answer: Promise<{ status: number; body: unknown }>) {
@@ -35,7 +35,14 @@ try {
   await addUser(demo, 'dispatcher');
   await addUser(demo, 'viewer');
   const vehicles = (await must('vehicles', curl(demo.base, demo.key, '/vehicles'))).data as Array<{ id: number }>;
-  await must('group', owner('/groups', { method: 'POST', body: { name: 'North depot', vehicle_ids: vehicles.slice(0, 2).map((v) => v.id) } }));
+  const group = (await must('group', owner('/groups', { method: 'POST', body: { name: 'North depot', vehicle_ids: vehicles.slice(0, 2).map((v) => v.id) } }))).data as { id: number };
+  const me = (await must('me', owner('/users/me'))).data as { id: number };
+  await must('rule', owner('/notification-rules', { method: 'POST', body: {
+    name: 'North depot at night', events: ['vehicle.geofence.enter', 'vehicle.panic'], vehicles: { scope: 'groups', groupIds: [group.id] },
+    schedule: { days: [1, 2, 3, 4, 5, 6, 7], from: '20:00', to: '06:00' }, minIntervalSeconds: 600, recipients: [{ userId: me.id, channels: ['email', 'telegram'] }],
+  } }));
+  await must('channels', owner('/users/me/notification-channels', { method: 'PATCH', body: { telegramChatId: '123456789' } }));
+  await must('report', owner('/users/me/report-subscriptions', { method: 'POST', body: { frequency: 'weekly', reports: ['trips', 'geofences'], time: '07:00', weekday: 1 } }));
   // The simulated trackers report every 5 s: let them move and raise a few events first.
   await new Promise((resolve) => setTimeout(resolve, 20_000));
 
