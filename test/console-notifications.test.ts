@@ -284,6 +284,14 @@ describe('the console\'s My notifications page', () => {
       return registration.scope;
     })()`);
     expect(scope).toBe(`${scene.demo.base}/console`);
+    // The applicationServerKey the button would subscribe with: the server's VAPID public key, as bytes (an uncompressed P-256 point).
+    const key = await page.evaluate(`(async () => {
+      const channels = (await (await fetch('/api/v1/users/me/notification-channels')).json()).data;
+      const { keyBytes } = await import('/console/static/push-browser.js');
+      return Array.from(keyBytes(channels.vapidPublicKey));
+    })()`);
+    expect(key).toEqual([...Buffer.from(vapid.publicKey, 'base64url')]);
+    expect((key as number[]).length).toBe(65);
 
     // A subscription as a browser's PushSubscription.toJSON() writes it, handed to the API from the page.
     const subscription = { endpoint: `https://push.example.test/send/${randomBytes(8).toString('hex')}`, expirationTime: null, keys: { p256dh: p256Keys().publicKey, auth: randomBytes(16).toString('base64url') } };

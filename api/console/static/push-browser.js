@@ -27,6 +27,12 @@ export function keyBytes(base64url) {
   return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 }
 
+function sameBytes(buffer, bytes) {
+  if (!buffer) return false;
+  const other = new Uint8Array(buffer);
+  return other.length === bytes.length && other.every((b, i) => b === bytes[i]);
+}
+
 /** Registers the worker and waits until it is active (the page itself need not be controlled by it). */
 async function activeRegistration() {
   const registration = await navigator.serviceWorker.register(WORKER, { scope: SCOPE, type: 'classic' });
@@ -50,9 +56,15 @@ export async function subscribeThisBrowser(api, vapidPublicKey) {
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') throw new Error('Notifications were not allowed in this browser, so none can be shown.');
   const registration = await activeRegistration();
+  const key = keyBytes(vapidPublicKey);
   let subscription = await registration.pushManager.getSubscription();
-  if (subscription) await subscription.unsubscribe(); // made with another server key, perhaps: a fresh one is sure to work
-  subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(vapidPublicKey) });
+  // One made with another key (the server's was changed) cannot carry this server's pushes: start again.
+  if (subscription && !sameBytes(subscription.options?.applicationServerKey, key)) {
+    await subscription.unsubscribe();
+    subscription = null;
+  }
+  // The same endpoint handed over again is the same browser to the API (it keeps one row).
+  subscription ??= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
   const { data } = await api.post('/users/me/push-subscriptions', subscription.toJSON());
   localStorage.setItem(KEPT_ID, String(data.id));
   return data;
