@@ -266,7 +266,7 @@ describe('the console\'s My notifications page', () => {
     await page.context().close();
   });
 
-  it('serves the service worker as JavaScript, offers the push button with the server\'s key, takes a subscription from the page and removes it', async () => {
+  it('serves the service worker as JavaScript, which shows a pushed message; offers the push button with the server\'s key, takes a subscription from the page and removes it', async () => {
     const worker = await fetch(`${scene.demo.base}/console/notification-worker.js`);
     expect(worker.status).toBe(200);
     expect(worker.headers.get('content-type')).toMatch(/^text\/javascript/);
@@ -284,6 +284,22 @@ describe('the console\'s My notifications page', () => {
       return registration.scope;
     })()`);
     expect(scope).toBe(`${scene.demo.base}/console`);
+    // A push delivered to the worker (through the DevTools protocol, as a push service would) is shown with its title, body and link.
+    await page.context().grantPermissions(['notifications'], { origin: scene.demo.base });
+    const cdp = await page.context().newCDPSession(page);
+    const registered = new Promise<string>((resolve) => {
+      cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+        const ours = registrations.find((r) => r.scopeURL === `${scene.demo.base}/console` && !r.isDeleted);
+        if (ours) resolve(ours.registrationId);
+      });
+    });
+    await cdp.send('ServiceWorker.enable');
+    const registrationId = await registered;
+    const payload = { title: 'Truck 12 entered Airport Cargo', body: '08:30 at Av. Capitán Carlos León', url: `${scene.demo.base}/console#/notifications` };
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: scene.demo.base, registrationId, data: JSON.stringify(payload) });
+    await expect.poll(() => page.evaluate(`navigator.serviceWorker.getRegistration('/console')
+      .then((r) => r.getNotifications()).then((shown) => shown.map((n) => ({ title: n.title, body: n.body, url: n.data.url })))`)).toEqual([payload]);
+
     // The applicationServerKey the button would subscribe with: the server's VAPID public key, as bytes (an uncompressed P-256 point).
     const key = await page.evaluate(`(async () => {
       const channels = (await (await fetch('/api/v1/users/me/notification-channels')).json()).data;
