@@ -208,7 +208,7 @@ export function createApp(deps: AppDeps) {
       title: 'fleetcore API',
       version: '1.0.0',
       description: [
-        'GPS fleet tracking: device status, geofences, geofence reports, travels, vehicles and their position history, drivers, remote commands, the event log with its live stream, and webhooks.',
+        'GPS fleet tracking: device status, geofences, geofence reports, travels, vehicles and their position history, drivers, remote commands, the event log with its live stream, webhooks, and notifications for people (rules, their own addresses, report emails).',
         `Key permissions: ${PERMISSIONS.join(', ')}, or * for all of them but ${[...NAMED_ONLY_PERMISSIONS].join(', ')}, which a key holds only when granted by name. Each operation's security requirement names the one it needs.`,
         'Rate limits per key: 50 requests per 10 s on the detailed endpoints (device status, GET /geofences, the geofence report, travels), 600 per minute on the others; every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset for the limit that applies. Honour the stricter.',
       ].join('\n\n'),

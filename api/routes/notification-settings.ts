@@ -2,6 +2,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { isIP } from 'node:net';
 import { inTransaction } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { changeOwnChannels, deletePushSubscription, ownChannels, pushSubscriptionsOf, savePushSubscription } from '../../db/notification-settings.ts';
 import { DomainError } from '../../domain/domain-error.ts';
 import { refusedAddressReason } from '../../engine/webhooks/address-policy.ts';
@@ -154,8 +155,13 @@ export function notificationSettingRoutes({ db, notifications }: RouteDeps) {
     if (p256dh !== 65 || Buffer.from(body.keys.p256dh, 'base64url')[0] !== 0x04) throw new ApiError(400, 'keys.p256dh must be base64url of an uncompressed P-256 public key (65 bytes, starting 0x04)');
     if (decodedLength(body.keys.auth) !== 16) throw new ApiError(400, 'keys.auth must be base64url of 16 bytes');
     const userId = c.get('principal').scope.userId;
-    const saved = await inTransaction(db, (trx) =>
-      savePushSubscription(trx, userId, { endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, userAgent: c.req.header('User-Agent')?.slice(0, 500) ?? null }, PUSH_SUBSCRIPTIONS_PER_USER));
+    const subscription = { endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, userAgent: c.req.header('User-Agent')?.slice(0, 500) ?? null };
+    const save = () => inTransaction(db, (trx) => savePushSubscription(trx, userId, subscription, PUSH_SUBSCRIPTIONS_PER_USER));
+    // Two users saving one new endpoint at once: the second finds the first's row when it tries again.
+    const saved = await save().catch((error: unknown) => {
+      if (isUniqueViolation(error)) return save();
+      throw error;
+    });
     if (!saved) throw new ApiError(409, `A user may subscribe at most ${PUSH_SUBSCRIPTIONS_PER_USER} browsers, and this one has them all; delete one first (DELETE /users/me/push-subscriptions/{id})`);
     return c.json(envelope({ id: saved.id }), 201);
   });
