@@ -23,6 +23,7 @@ const PUBLIC: Record<string, string> = {
   'GET /console': 'the console page: it signs in by email and password and sends data requests only to the API',
   'GET /console/static/:file': 'the console\'s scripts and styles',
   'GET /console/vendor/:file': 'Leaflet-Geoman (drawing on the map), from the installed package',
+  'GET /console/notification-worker.js': 'the console\'s web push service worker, served at the console\'s root so its scope covers the console',
   'GET /map/set-password': 'the page of a one-time link to set a password; the token is in its fragment',
   'POST /api/v1/auth/sign-in': 'signing in: checks the email and password itself, slowed per email and address',
   'POST /api/v1/auth/set-password': 'checks the one-time token itself',
