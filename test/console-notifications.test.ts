@@ -7,9 +7,10 @@ import { addUser, browserAndDemo, curl, openConsole, openPage, sessionOf, signIn
 
 // The console's notification pages in a real browser against `fleet serve` with the demo and a VAPID
 // key: a rule made, listed, changed, disabled and deleted through the form, the API's refusal shown
-// beside it; what a dispatcher and a viewer are offered; one's own addresses, muting and report
-// emails; the service worker and the push button. A real PushManager.subscribe needs a push service
-// on the internet, so the browser's subscription is built here and handed to the API from the page.
+// beside it, and its delivery log; what a dispatcher and a viewer are offered; one's own addresses,
+// muting and report emails; the service worker and the push button. A real PushManager.subscribe
+// needs a push service on the internet, so the browser's subscription is built here and handed to the
+// API from the page, and a push reaches the worker through the DevTools protocol.
 
 /** A P-256 key pair as VAPID and web push write them: the public point uncompressed, both base64url. */
 function p256Keys(): { publicKey: string; privateKey: string } {
