@@ -55,7 +55,7 @@ export async function claimDueNotifications(db: Db, channel: NotificationChannel
     )
     SELECT c.id::text AS id, c.account_id, c.channel, c.attempts, c.user_id, u.timezone,
       coalesce(nc.email, u.email) AS email, nc.telegram_chat_id, nc.phone,
-      coalesce(nc.muted AND (nc.muted_until IS NULL OR nc.muted_until > now()), false) AS muted, u.removed_at IS NOT NULL AS removed,
+      coalesce(nc.muted_until > now() OR (nc.muted AND nc.muted_until IS NULL), false) AS muted, u.removed_at IS NOT NULL AS removed,
       c.push_subscription_id, ps.endpoint, ps.p256dh, ps.auth,
       c.event_id::text AS event_id, e.type, e.occurred_at, e.recorded_at, e.data,
       c.report_subscription_id, c.period_start, c.period_end, c.created_at

@@ -96,9 +96,9 @@ async function plan(trx: Db, eventRows: EventRow[], rules: NotificationRule[]) {
 
   const [groups, recipients, visible, pushes, last] = await Promise.all([
     sql<{ device_id: number; group_id: number }>`SELECT device_id, group_id FROM vehicle_group_devices WHERE device_id = ANY(${deviceIds}::int[])`.execute(trx),
-    sql<{ id: number; account_id: number; email: string; own_email: string | null; telegram_chat_id: string | null; phone: string | null; muted: boolean }>`
-      SELECT u.id, u.account_id, u.email, c.email AS own_email, c.telegram_chat_id, c.phone,
-        coalesce(c.muted AND (c.muted_until IS NULL OR c.muted_until > now()), false) AS muted
+    sql<{ id: number; account_id: number; muted: boolean }>`
+      SELECT u.id, u.account_id,
+        coalesce(c.muted_until > now() OR (c.muted AND c.muted_until IS NULL), false) AS muted
       FROM users u LEFT JOIN notification_channels c ON c.user_id = u.id
       WHERE u.id = ANY(${userIds}::int[]) AND u.removed_at IS NULL`.execute(trx),
     sql<{ user_id: number; device_id: number }>`SELECT user_id, device_id FROM user_devices WHERE user_id = ANY(${userIds}::int[]) AND device_id = ANY(${deviceIds}::int[])`.execute(trx),
@@ -120,9 +120,6 @@ async function plan(trx: Db, eventRows: EventRow[], rules: NotificationRule[]) {
       accountId: u.account_id,
       active: !u.muted,
       mayReadDevice: (deviceId) => sees.has(`${u.id}:${deviceId}`),
-      email: Boolean(u.own_email ?? u.email),
-      telegram: Boolean(u.telegram_chat_id),
-      sms: Boolean(u.phone),
       pushSubscriptionIds: pushOf.get(u.id) ?? [],
     });
   }

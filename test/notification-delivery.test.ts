@@ -155,6 +155,23 @@ describe('notifications for people', () => {
     expect(smtp.received.map((m) => m.to)).toEqual([['duty@example.test']]);
   });
 
+  it('mutes a user until the time they gave, and logs why a recipient without an address was not told', async () => {
+    await rule({ recipients: [{ userId, channels: ['email'] }, { userId: otherUserId, channels: ['sms', 'push'] }] });
+    await database.db.insertInto('notification_channels').values({ user_id: userId, muted_until: new Date(Date.now() + 3_600_000) }).execute();
+    await logEvent();
+    await until(async () => (await deliveries()).filter((d) => d.status === 'failed').length === 2);
+    await settle();
+    expect(smtp.received).toHaveLength(0);
+    expect((await deliveries()).map((d) => [d.user_id, d.channel, d.last_error])).toEqual([
+      [otherUserId, 'sms', 'the recipient has no phone number'],
+      [otherUserId, 'push', 'the recipient has no browser subscribed to notifications'],
+    ]);
+    // Past the time they gave, they are told again.
+    await database.db.updateTable('notification_channels').set({ muted_until: new Date(Date.now() - 1_000) }).where('user_id', '=', userId).execute();
+    await logEvent();
+    await until(() => smtp.received.length === 1);
+  });
+
   it('tells nobody of a vehicle they may not see', async () => {
     await rule({ recipients: [{ userId: otherUserId, channels: ['email'] }] });
     await logEvent({ deviceId: hidden.id });

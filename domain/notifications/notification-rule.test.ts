@@ -13,7 +13,7 @@ const event = (over: Partial<LoggedEventForRules> = {}): LoggedEventForRules => 
 });
 
 const person = (over: Partial<RecipientState> = {}): RecipientState => ({
-  active: true, mayReadDevice: () => true, email: true, telegram: true, sms: true, pushSubscriptionIds: [], ...over,
+  active: true, mayReadDevice: () => true, pushSubscriptionIds: [], ...over,
 });
 
 const context = (over: Partial<PlanContext> = {}): PlanContext => ({
@@ -64,16 +64,16 @@ describe('planning notifications', () => {
     expect(planNotifications([burst[0]!], [alarms], earlier).deliveries).toHaveLength(0);
   });
 
-  it('sends nothing to a muted user, a user who may not see the vehicle, or on a channel without an address', () => {
+  it('sends nothing to a muted user or a user who may not see the vehicle', () => {
     expect(planNotifications([event()], [rule()], context({ recipient: () => person({ active: false }) })).deliveries).toHaveLength(0);
     expect(planNotifications([event()], [rule()], context({ recipient: () => person({ mayReadDevice: () => false }) })).deliveries).toHaveLength(0);
     expect(planNotifications([event()], [rule()], context({ recipient: () => undefined })).deliveries).toHaveLength(0);
-    expect(planNotifications([event()], [rule({ recipients: [{ userId: 5, channels: ['sms'] }] })], context({ recipient: () => person({ sms: false }) })).deliveries).toHaveLength(0);
   });
 
-  it('sends web push to each of the recipient\'s browsers', () => {
-    const plan = planNotifications([event()], [rule({ recipients: [{ userId: 5, channels: ['push'] }] })], context({ recipient: () => person({ pushSubscriptionIds: [21, 22] }) }));
-    expect(plan.deliveries.map((d) => d.pushSubscriptionId)).toEqual([21, 22]);
+  it('sends web push to each of the recipient\'s browsers, and one delivery to fail when they have none', () => {
+    const push = rule({ recipients: [{ userId: 5, channels: ['push'] }] });
+    expect(planNotifications([event()], [push], context({ recipient: () => person({ pushSubscriptionIds: [21, 22] }) })).deliveries.map((d) => d.pushSubscriptionId)).toEqual([21, 22]);
+    expect(planNotifications([event()], [push], context()).deliveries.map((d) => d.pushSubscriptionId)).toEqual([null]);
   });
 
   it('sends an event once per recipient and channel however many rules take it', () => {

@@ -114,10 +114,7 @@ export interface RecipientState {
   active: boolean;
   /** Whether the user may see the vehicle (their grants and groups); for an event without one, whether it is theirs to see. */
   mayReadDevice(deviceId: number): boolean;
-  /** The channels the user has an address for; `push`: their browsers' subscription ids. */
-  email: boolean;
-  telegram: boolean;
-  sms: boolean;
+  /** Their browsers' push subscriptions: web push goes to each. */
   pushSubscriptionIds: readonly number[];
 }
 
@@ -148,8 +145,8 @@ export interface PlanContext {
  * The deliveries a batch of events makes, in event order. A rule with a minimum interval notifies
  * about one vehicle at most once per interval (counted in event time, within the batch as across
  * batches), so a flapping alarm notifies once. A recipient gets an event only about a vehicle they
- * may see, on the channels they chose that they have an address for, once per event and channel
- * (and browser) however many rules take it.
+ * may see, on the channels they chose, once per event and channel (and browser) however many rules
+ * take it.
  */
 export function planNotifications(events: readonly LoggedEventForRules[], rules: readonly NotificationRule[], context: PlanContext): NotificationPlan {
   const deliveries: PlannedDelivery[] = [];
@@ -170,7 +167,9 @@ export function planNotifications(events: readonly LoggedEventForRules[], rules:
         if (!state?.active) continue;
         if (event.deviceId !== null ? !state.mayReadDevice(event.deviceId) : event.userId !== null && event.userId !== recipient.userId) continue;
         for (const channel of recipient.channels) {
-          const targets = channel === 'push' ? state.pushSubscriptionIds : state[channel] ? [null] : [];
+          // A recipient without an address on the channel still gets a delivery: it fails with the
+          // reason, so the rule's log shows why nobody was told.
+          const targets = channel === 'push' && state.pushSubscriptionIds.length > 0 ? state.pushSubscriptionIds : [null];
           for (const pushSubscriptionId of targets) {
             const key = `${recipient.userId}:${channel}:${pushSubscriptionId ?? 0}`;
             if (sent.has(key)) continue;

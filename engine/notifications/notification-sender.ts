@@ -144,7 +144,7 @@ function addressOf(d: ClaimedNotification): ChannelAddress | string {
     case 'email': return d.email ? { email: d.email } : 'the recipient has no email address';
     case 'telegram': return d.telegramChatId ? { telegramChatId: d.telegramChatId } : 'the recipient has no Telegram chat';
     case 'sms': return d.phone ? { phone: d.phone } : 'the recipient has no phone number';
-    case 'push': return d.push ? { push: d.push } : 'the browser\'s subscription is gone';
+    case 'push': return d.push ? { push: d.push } : d.pushSubscriptionId === null ? 'the recipient has no browser subscribed to notifications' : 'the browser\'s subscription is gone';
   }
 }
 

@@ -133,7 +133,7 @@ function recipientsField(prefix, users, recipients) {
   });
   return {
     node: h('fieldset', { class: 'plain' }, h('legend', { class: 'field-legend' }, 'Recipients'),
-      h('small', { class: 'hint' }, 'Each person gets it on the channels ticked, at the addresses they set in My notifications; a channel they have no address for (no phone, no Telegram chat, no browser subscribed) sends them nothing.'),
+      h('small', { class: 'hint' }, 'Each person gets it on the channels ticked, at the addresses they set in My notifications; a channel they have no address for (no phone, no Telegram chat, no browser subscribed) sends them nothing, and the rule\'s deliveries say so.'),
       rows.map((r) => r.node),
       kept.length ? h('p', { class: 'hint' }, `Also kept as they are: ${kept.map((r) => `${r.name ?? r.email ?? `user ${r.userId}`} (${r.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')})`).join('; ')}.`) : null),
     recipients: () => [...rows.map((r) => r.recipient()).filter((r) => r.channels.length > 0), ...kept.map((r) => ({ userId: r.userId, channels: r.channels }))],
