@@ -18,6 +18,7 @@ import { MAX_ENGINE_QUEUES } from '../engine/engine-queues.ts';
 import type { DrivingSettings } from '../domain/driving/driving-behaviour.ts';
 import type { FuelThresholds } from '../domain/fuel/device-fuel.ts';
 import { MAX_PLAUSIBLE_MS2 } from '../domain/driving/harsh-driving.ts';
+import { flag, integer, type Env } from './env-values.ts';
 
 
 export interface Config {
@@ -170,7 +171,6 @@ export interface Config {
 }
 
 
-type Env = Record<string, string | undefined>;
 
 /** Tracker pictures: at most 64 MiB each (a camera's are tens to hundreds of KiB), kept 90 days by default, 0 for ever. */
 function media(env: Env): Config['media'] {
@@ -181,15 +181,6 @@ function media(env: Env): Config['media'] {
   };
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new StartupError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 function positiveNumber(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -290,12 +281,6 @@ function metricsToken(raw: string | undefined): string | undefined {
   return raw;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (!raw) return fallback;
-  if (raw !== 'true' && raw !== 'false') throw new StartupError(`${name} must be true or false, got "${raw}"`);
-  return raw === 'true';
-}
 
 /** Partitions of POSITIONS_PARTITION_DAYS, made POSITIONS_PARTITIONS_AHEAD_DAYS ahead, dropped past POSITIONS_RETENTION_DAYS. */
 function positionHistory(env: Env): Config['positionHistory'] {

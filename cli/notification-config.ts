@@ -8,10 +8,10 @@ import type {
 } from '../engine/notifications/notification-config.ts';
 import { mediaType, SMS_CONTENT_TYPES, SMS_DEFAULT_CONTENT_TYPE } from '../engine/notifications/channels/sms-channel.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import { flag, integer, type Env } from './env-values.ts';
 
 export type { NotificationConfig } from '../engine/notifications/notification-config.ts';
 
-type Env = Record<string, string | undefined>;
 
 const DEFAULT_RETRY_S = [10, 60, 300, 1800, 7200, 21600];
 const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
@@ -183,19 +183,4 @@ function orphans(env: Env, names: string[], main: string): void {
   if (orphan) throw new StartupError(`${orphan} is set without ${main}; set ${main} too, or unset ${orphan}`);
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new StartupError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw !== 'true' && raw !== 'false') throw new StartupError(`${name} must be true or false, got "${raw}"`);
-  return raw === 'true';
-}

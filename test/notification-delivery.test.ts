@@ -13,6 +13,7 @@ import { silentLogger } from '../runtime/logger.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
 import { startPushTestService, type PushTestService } from './support/push-test-service.ts';
 import { startSmtpTestServer, type SmtpTestServer } from './support/smtp-test-server.ts';
+import { until } from './support/eventually.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Notifications end to end below the HTTP API: events appended to the log, fan-out, the sending
@@ -115,14 +116,6 @@ async function logEvent(extra: Partial<NewEvent> = {}): Promise<string> {
   const [id] = await database.db.transaction().execute((trx) => appendEvents(trx, [event]));
   running?.wake();
   return id!;
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const deliveries = () => database.db.selectFrom('notification_deliveries').selectAll().orderBy('id').execute();

@@ -17,6 +17,7 @@ import type { QueueBackend } from '../engine/queue/job-queue.ts';
 import { pruneEngineHistory } from '../engine/workers/prune-history.ts';
 import { testQueues } from './support/engine-harness.ts';
 import { fixtures } from '../simulators/fleet-records.ts';
+import { until } from './support/eventually.ts';
 import { openTestDatabase, type TestDatabase } from './support/test-database.ts';
 
 // Webhook delivery end to end: events appended to the log, fan-out, the queue (BullMQ with REDIS_URL),
@@ -97,14 +98,6 @@ async function logEvent(extra: Partial<NewEvent> = {}): Promise<string> {
   };
   const [id] = await database.db.transaction().execute((trx) => appendEvents(trx, [event]));
   return id!;
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const deliveryOf = (webhookId: number) => database.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('id').execute();

@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { StopRow, TripRow, VehicleTotals } from '../../db/trip-report.ts';
-import { metresToKm, roundCoordinate, roundSpeedKmh, roundTo } from '../../domain/display-precision.ts';
+import { metresToKm, roundCoordinate, roundSpeedKmh } from '../../domain/display-precision.ts';
 import { isoInZone } from '../../domain/time/zoned-time.ts';
+import { tripKpis } from '../../domain/trips/trip-kpis.ts';
 import { kilometres, LatLngSchema, speedKmh } from './rounded-fields.ts';
 
 export const TRIP_REPORT_SECTIONS = ['trips', 'stops', 'summary'] as const;
@@ -124,26 +125,7 @@ export function stopView(s: StopRow, timeZone: string): Stop {
   };
 }
 
-/** One vehicle's KPIs, or with several, the fleet's: utilisation over the range times the vehicles. */
+/** One vehicle's KPIs, or with several, the fleet's (domain/trips/trip-kpis.ts). */
 export function summaryView(totals: readonly VehicleTotals[], rangeS: number): Summary {
-  let trips = 0, distance = 0, driving = 0, idle = 0, overspeed = 0;
-  let max: number | null = null;
-  for (const t of totals) {
-    trips += t.trip_count;
-    distance += t.distance_m;
-    driving += t.driving_s;
-    idle += t.trip_idle_s + t.stop_idle_s;
-    overspeed += t.overspeed_s;
-    if (t.max_speed_kmh !== null) max = Math.max(max ?? 0, t.max_speed_kmh);
-  }
-  const capacity = rangeS * totals.length;
-  return {
-    tripCount: trips,
-    distanceKm: metresToKm(distance),
-    drivingS: wholeSeconds(driving),
-    idleS: wholeSeconds(idle),
-    overspeedS: wholeSeconds(overspeed),
-    maxSpeedKmh: roundSpeedKmh(max),
-    utilisation: capacity > 0 ? roundTo(Math.min(1, driving / capacity), 4) : 0,
-  };
+  return tripKpis(totals, rangeS);
 }

@@ -7,11 +7,11 @@ import { vehicleTotals } from '../../db/trip-report.ts';
 import { grants, type Permission } from '../../domain/access/permissions.ts';
 import { rolePermissions } from '../../domain/access/roles.ts';
 import { DomainError } from '../../domain/domain-error.ts';
-import type { NotificationMessage } from '../../domain/notifications/notification-message.ts';
-import { escapeHtml } from '../../domain/notifications/notification-message.ts';
+import { escapeHtml, type NotificationMessage } from '../../domain/notifications/notification-message.ts';
 import { REPORT_KINDS, type ReportKind } from '../../domain/notifications/report-schedule.ts';
 import { formatLocal, wallClockAt } from '../../domain/time/zoned-time.ts';
-import { maintenanceCsv, maintenanceNeedingAttention, tripKpis, tripsCsv, visitsCsv, type MaintenanceLine, type ReportVehicle } from './report-tables.ts';
+import { tripKpis } from '../../domain/trips/trip-kpis.ts';
+import { maintenanceCsv, maintenanceNeedingAttention, tripsCsv, visitsCsv, type MaintenanceLine, type ReportVehicle } from './report-tables.ts';
 
 /** A scheduled report's delivery: whose, which subscription, and the period it reports on, [start, end). */
 export interface ReportDelivery {

@@ -1,7 +1,7 @@
 import type { VehicleTotals } from '../../db/trip-report.ts';
 import type { MaintenanceItem } from '../../db/maintenance.ts';
 import { csvFile, type CsvCell } from '../../domain/csv-field.ts';
-import { metresToKm, roundSpeedKmh, roundTo } from '../../domain/display-precision.ts';
+import { tripKpis } from '../../domain/trips/trip-kpis.ts';
 import {
   currentReading, DEFAULT_DUE_SOON, MAINTENANCE_UNITS, maintenanceStatus, remaining, type MaintenanceStatus,
 } from '../../domain/maintenance/maintenance-schedule.ts';
@@ -31,40 +31,6 @@ export const VISIT_COLUMNS = ['deviceId', 'deviceName', 'geofenceName', 'entryTi
 export const MAINTENANCE_COLUMNS = [
   'id', 'vehicleId', 'vehicleName', 'name', 'kind', 'unit', 'interval', 'tolerance', 'nextDue', 'current', 'remaining', 'status', 'lastServiceOn',
 ] as const;
-
-export interface TripKpis {
-  tripCount: number;
-  distanceKm: number;
-  drivingS: number;
-  idleS: number;
-  overspeedS: number;
-  maxSpeedKmh: number | null;
-  utilisation: number;
-}
-
-/** One vehicle's KPIs, or several vehicles' together, rounded as the trips report rounds them. */
-export function tripKpis(totals: readonly VehicleTotals[], rangeS: number): TripKpis {
-  let trips = 0, distance = 0, driving = 0, idle = 0, overspeed = 0;
-  let max: number | null = null;
-  for (const t of totals) {
-    trips += t.trip_count;
-    distance += t.distance_m;
-    driving += t.driving_s;
-    idle += t.trip_idle_s + t.stop_idle_s;
-    overspeed += t.overspeed_s;
-    if (t.max_speed_kmh !== null) max = Math.max(max ?? 0, t.max_speed_kmh);
-  }
-  const capacity = rangeS * totals.length;
-  return {
-    tripCount: trips,
-    distanceKm: metresToKm(distance),
-    drivingS: Math.round(driving),
-    idleS: Math.round(idle),
-    overspeedS: Math.round(overspeed),
-    maxSpeedKmh: roundSpeedKmh(max),
-    utilisation: capacity > 0 ? roundTo(Math.min(1, driving / capacity), 4) : 0,
-  };
-}
 
 /** Every vehicle of the report, zeros for one that did not move; in the vehicles' order. */
 export function tripsCsv(vehicles: readonly ReportVehicle[], totals: ReadonlyMap<number, VehicleTotals>, rangeS: number): string {

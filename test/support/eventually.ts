@@ -12,3 +12,12 @@ export async function eventually<T>(read: () => Promise<T>, check: (value: T) =>
     }
   }
 }
+
+/** Waits until `check` holds, looking every 25 ms; fails with `timed out` after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 8_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
