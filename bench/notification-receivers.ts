@@ -1,5 +1,7 @@
+import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -14,8 +16,37 @@ export interface NotificationReceiver {
   url: string;
   /** Every message received so far, parsed (mail is parsed here, after the timing, not while it arrives). */
   arrivals(): Promise<Arrival[]>;
-  count(): number;
   close(): Promise<void>;
+}
+
+export interface ReceiverProcess {
+  /** SMTP_URL and SMS_URL. */
+  urls: { email: string; sms: string };
+  /** What each receiver had; the process then exits. */
+  collect(): Promise<{ email: Arrival[]; sms: Arrival[] }>;
+  /** Ends the process if it still runs. */
+  close(): void;
+}
+
+/** Both receivers in a process of their own (notification-receiver-process.ts). */
+export async function startReceiverProcess(): Promise<ReceiverProcess> {
+  const child = fork(resolve(import.meta.dirname, 'notification-receiver-process.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const urls = await new Promise<{ email: string; sms: string }>((ready, fail) => {
+    child.once('message', (m) => ready((m as { ready: { email: string; sms: string } }).ready));
+    void exited.then(() => fail(new Error('the notification receivers exited before they were ready')));
+  });
+  return {
+    urls,
+    collect: () => new Promise((done, fail) => {
+      child.once('message', (m) => done((m as { arrivals: { email: Arrival[]; sms: Arrival[] } }).arrivals));
+      void exited.then(() => fail(new Error('the notification receivers exited before they answered')));
+      child.send('collect');
+    }),
+    close: () => {
+      if (child.exitCode === null) child.kill();
+    },
+  };
 }
 
 /**
@@ -50,7 +81,6 @@ export async function startMailReceiver(): Promise<NotificationReceiver> {
       for (const { at, bytes } of raw) parsed.push({ at, text: normalised((await simpleParser(bytes)).text ?? '') });
       return parsed;
     },
-    count: () => raw.length,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -72,7 +102,6 @@ export async function startSmsReceiver(): Promise<NotificationReceiver> {
   return {
     url: `http://127.0.0.1:${port}/send?to={phone}&text={message}`,
     arrivals: async () => received,
-    count: () => received.length,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
