@@ -157,9 +157,11 @@ export class BenchNotifications {
     return table;
   }
 
-  async close(): Promise<void> {
+  /** Stops sending and turns the run's rules off, so a later run on the same database is not notified by them. */
+  async close(handle: DatabaseHandle): Promise<void> {
     await this.running?.close();
     this.receivers.close();
+    if (this.ruleIds.length > 0) await sql`UPDATE notification_rules SET enabled = false WHERE id = ANY(${this.ruleIds}::int[])`.execute(handle.db);
   }
 }
 

@@ -113,7 +113,7 @@ async function logBench(args: string[], withNotifications: boolean): Promise<voi
     cleanup.push(() => webhooks.close());
 
     const notifications = withNotifications ? await BenchNotifications.open() : undefined;
-    if (notifications) cleanup.push(() => notifications.close());
+    if (notifications) cleanup.push(() => notifications.close(handle));
     const eventFeed = await EventFeed.open(db, silentLogger, handle.pool, { pollMs: handle.pool ? 250 : 100 });
     cleanup.push(() => eventFeed.close());
     const app = createApp({
