@@ -39,7 +39,7 @@ describe('loadConfig', () => {
       eventStreamMaxLifeS: 86_400,
       webhooks: { allowPrivate: false, timeoutMs: 15_000, concurrency: 128, accountConcurrency: 8, maxConsecutiveFailures: 20, deliveryRetentionMs: 30 * 86_400_000, perUser: 20 },
       // Every channel off until configured.
-      notifications: { retryDelaysMs: [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000], timeoutMs: 15_000, concurrency: 8, deliveryRetentionMs: 30 * 86_400_000, reportCheckMs: 60_000 },
+      notifications: { retryDelaysMs: [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000], timeoutMs: 15_000, concurrency: 16, deliveryRetentionMs: 30 * 86_400_000, reportCheckMs: 60_000 },
       eventsRetentionMs: 90 * 86_400_000,
       media: { maxBytes: 5 * 1024 * 1024, retentionMs: 90 * 86_400_000 },
       positionHistory: { retentionDays: 90, partitionDays: 1, aheadDays: 7 },

@@ -28,7 +28,7 @@ describe('notificationConfig', () => {
     expect(notificationConfig({}, { allowPrivate: false })).toEqual({
       retryDelaysMs: [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000],
       timeoutMs: 15_000,
-      concurrency: 8,
+      concurrency: 16,
       deliveryRetentionMs: 30 * 86_400_000,
       reportCheckMs: 60_000,
     });

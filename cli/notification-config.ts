@@ -25,7 +25,7 @@ export function notificationConfig(env: Env, options: { allowPrivate: boolean })
   const config: NotificationConfig = {
     retryDelaysMs: retryDelays(env),
     timeoutMs: integer(env, 'NOTIFICATION_TIMEOUT_MS', 15_000, 100, 300_000),
-    concurrency: integer(env, 'NOTIFICATION_CONCURRENCY', 8, 1, 1000),
+    concurrency: integer(env, 'NOTIFICATION_CONCURRENCY', 16, 1, 1000),
     deliveryRetentionMs: integer(env, 'NOTIFICATION_DELIVERY_RETENTION_DAYS', 30, 1, 36500) * 86_400_000,
     reportCheckMs: integer(env, 'REPORT_CHECK_S', 60, 1, 3600) * 1000,
   };

@@ -91,16 +91,25 @@ export type NotificationAttempt =
   | { deliveryId: string; outcome: 'retry'; error: string; nextAttemptAt: Date }
   | { deliveryId: string; outcome: 'failed'; error: string };
 
-/** Records an attempt: its outcome, the error, and when the next one is due; the claim is let go. */
-export async function recordNotificationAttempt(db: Db, attempt: NotificationAttempt): Promise<void> {
-  const status = attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
+/**
+ * Records attempts, in one statement however many: each outcome, its error, when the next attempt is
+ * due; each claim is let go.
+ */
+export async function recordNotificationAttempts(db: Db, attempts: readonly NotificationAttempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const col = <T>(pick: (a: NotificationAttempt) => T) => attempts.map(pick);
   await sql`
-    UPDATE notification_deliveries SET
-      status = ${status}, attempts = attempts + 1, last_attempt_at = now(), claimed_until = NULL,
-      last_error = ${attempt.outcome === 'succeeded' ? null : attempt.error},
-      next_attempt_at = coalesce(${attempt.outcome === 'retry' ? attempt.nextAttemptAt.toISOString() : null}::timestamptz, next_attempt_at),
-      delivered_at = ${attempt.outcome === 'succeeded' ? sql`now()` : sql`NULL`}
-    WHERE id = ${attempt.deliveryId}::bigint`.execute(db);
+    UPDATE notification_deliveries d SET
+      status = r.status, attempts = d.attempts + 1, last_attempt_at = now(), claimed_until = NULL, last_error = r.error,
+      next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
+      delivered_at = CASE WHEN r.status = 'succeeded' THEN now() END
+    FROM unnest(
+      ${col((a) => a.deliveryId)}::bigint[],
+      ${col((a) => (a.outcome === 'retry' ? 'pending' : a.outcome))}::text[],
+      ${col((a) => (a.outcome === 'succeeded' ? null : a.error))}::text[],
+      ${col((a) => (a.outcome === 'retry' ? a.nextAttemptAt.toISOString() : null))}::timestamptz[]
+    ) AS r(id, status, error, next_attempt_at)
+    WHERE d.id = r.id`.execute(db);
 }
 
 /** A browser's subscription the push service says is gone: forgotten, with its pending deliveries. */

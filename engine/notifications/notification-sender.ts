@@ -1,12 +1,13 @@
 import type { Db } from '../../db/database.ts';
 import {
-  channelsWithDueNotifications, claimDueNotifications, forgetPushSubscription, recordNotificationAttempt, type ClaimedNotification, type NotificationAttempt,
+  channelsWithDueNotifications, claimDueNotifications, forgetPushSubscription, recordNotificationAttempts, type ClaimedNotification, type NotificationAttempt,
 } from '../../db/notification-deliveries.ts';
 import { eventMessage, type NotificationMessage } from '../../domain/notifications/notification-message.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notifications/notification-rule.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { engineMetrics } from '../engine-metrics.ts';
 import { nextRetryDelay } from '../webhooks/retry-schedule.ts';
+import { StatementBatcher } from '../webhooks/statement-batcher.ts';
 import type { ChannelAddress, ChannelResult, ChannelSender } from './channels/channel.ts';
 
 export interface NotificationSendingSettings {
@@ -42,6 +43,8 @@ type Prepared = { message: NotificationMessage; address: ChannelAddress } | { fa
 export class NotificationSender {
   private readonly lanes = new Map<NotificationChannel, Lane>();
   private timer: NodeJS.Timeout | undefined;
+  /** Attempts recorded a batch at a time: one statement for many messages, which the embedded database needs under load. */
+  private readonly records: StatementBatcher<NotificationAttempt, void>;
 
   constructor(
     private readonly db: Db,
@@ -52,6 +55,10 @@ export class NotificationSender {
     private readonly reportMessage: (delivery: ClaimedNotification) => Promise<NotificationMessage>,
   ) {
     for (const channel of NOTIFICATION_CHANNELS) this.lanes.set(channel, new Lane(channel, this));
+    this.records = new StatementBatcher<NotificationAttempt, void>(async (attempts) => {
+      await recordNotificationAttempts(db, attempts);
+      return attempts.map(() => undefined);
+    }, { maxDelayMs: 10, maxItems: 200 });
   }
 
   /** Sends what is due now, and looks for due deliveries (retries, other processes') every `pollMs`. */
@@ -81,14 +88,21 @@ export class NotificationSender {
     await Promise.allSettled([...this.lanes.values()].map((lane) => lane.close()));
   }
 
-  /** @internal one delivery, start to record. */
-  async deliver(delivery: ClaimedNotification): Promise<void> {
+  /**
+   * @internal one delivery, start to record; `sent` is called once the channel has answered, freeing
+   * the lane's slot while the attempt is recorded (the claim keeps anyone else from sending it meanwhile).
+   */
+  async deliver(delivery: ClaimedNotification, sent: () => void): Promise<void> {
     const started = Date.now();
-    const prepared = await this.prepare(delivery).catch((error: Error): Prepared => ({ failed: `message not built: ${error.message}` }));
     let result: ChannelResult;
-    if ('failed' in prepared) result = { outcome: 'failed', error: prepared.failed };
-    else result = await this.channels[delivery.channel]!.send(prepared.address, prepared.message)
-      .catch((error: Error): ChannelResult => ({ outcome: 'retry', error: error.message }));
+    try {
+      const prepared = await this.prepare(delivery).catch((error: Error): Prepared => ({ failed: `message not built: ${error.message}` }));
+      if ('failed' in prepared) result = { outcome: 'failed', error: prepared.failed };
+      else result = await this.channels[delivery.channel]!.send(prepared.address, prepared.message)
+        .catch((error: Error): ChannelResult => ({ outcome: 'retry', error: error.message }));
+    } finally {
+      sent();
+    }
     const attempt = this.attemptOf(delivery, result);
     engineMetrics.notificationDeliveries.inc({ channel: delivery.channel, outcome: attempt.outcome });
     engineMetrics.notificationSeconds.observe({ channel: delivery.channel }, (Date.now() - started) / 1000);
@@ -98,7 +112,7 @@ export class NotificationSender {
     } else {
       this.log.warn('notification not delivered', { deliveryId: delivery.id, channel: delivery.channel, outcome: attempt.outcome, error: attempt.error });
     }
-    await recordNotificationAttempt(this.db, attempt);
+    await this.records.call(attempt);
     if (result.outcome === 'failed' && result.gone && delivery.pushSubscriptionId !== null) await forgetPushSubscription(this.db, delivery.pushSubscriptionId);
   }
 
@@ -197,12 +211,18 @@ class Lane {
     }
     for (const delivery of claimed) {
       this.inFlight++;
-      const sending = this.sender.deliver(delivery)
+      let freed = false;
+      const free = () => {
+        if (freed) return;
+        freed = true;
+        this.inFlight--;
+        this.pump();
+      };
+      const sending = this.sender.deliver(delivery, free)
         .catch((error: Error) => this.sender.warn('notification attempt not recorded; its claim runs out and it is sent again', { deliveryId: delivery.id, error: error.message }))
         .finally(() => {
-          this.inFlight--;
+          free();
           this.running.delete(sending);
-          this.pump();
         });
       this.running.add(sending);
     }

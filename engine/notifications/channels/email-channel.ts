@@ -22,8 +22,9 @@ export function createEmailChannel(
   const transport = createTransport({
     url: settings.url,
     pool: true,
-    // Mail servers limit connections per client; a handful carries far more than notifications need.
-    maxConnections: Math.min(options.concurrency, 5),
+    // Mail servers limit connections per client (ten is a common ceiling); each carries one message at
+    // a time, a few round trips each, so the pool's size is what bounds email's throughput.
+    maxConnections: Math.min(options.concurrency, 10),
     requireTLS: settings.requireTls,
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
