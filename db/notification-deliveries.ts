@@ -112,6 +112,12 @@ export async function recordNotificationAttempts(db: Db, attempts: readonly Noti
     WHERE d.id = r.id`.execute(db);
 }
 
+/** Hands claimed deliveries back unsent: due as they were, for whichever process claims them next. */
+export async function releaseNotifications(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`UPDATE notification_deliveries SET claimed_until = NULL WHERE id = ANY(${ids}::bigint[]) AND status = 'pending'`.execute(db);
+}
+
 /** A browser's subscription the push service says is gone: forgotten, with its pending deliveries. */
 export async function forgetPushSubscription(db: Db, id: number): Promise<void> {
   await sql`DELETE FROM push_subscriptions WHERE id = ${id}`.execute(db);

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import {
-  channelsWithDueNotifications, claimDueNotifications, forgetPushSubscription, recordNotificationAttempts, type ClaimedNotification, type NotificationAttempt,
+  channelsWithDueNotifications, claimDueNotifications, forgetPushSubscription, recordNotificationAttempts, releaseNotifications, type ClaimedNotification, type NotificationAttempt,
 } from '../../db/notification-deliveries.ts';
 import { eventMessage, type NotificationMessage } from '../../domain/notifications/notification-message.ts';
 import { NOTIFICATION_CHANNELS, type NotificationChannel } from '../../domain/notifications/notification-rule.ts';
@@ -121,6 +121,12 @@ export class NotificationSender {
     return claimDueNotifications(this.db, channel, limit, this.settings.claimMs);
   }
 
+  /** @internal hands claimed deliveries back, due at once, for any process. */
+  async release(ids: string[]): Promise<void> {
+    await releaseNotifications(this.db, ids).catch((error: Error) =>
+      this.log.warn('notification deliveries not handed back at stop; their claims run out instead', { error: error.message }));
+  }
+
   /** @internal */
   get concurrency(): number {
     return this.settings.concurrency;
@@ -163,11 +169,20 @@ function addressOf(d: ClaimedNotification): ChannelAddress | string {
 }
 
 /**
- * One channel's sending: at most `concurrency` messages in flight, claimed a batch at a time (when at
- * least half the lane is free, or it is idle), one claim at a time.
+ * Deliveries a lane holds (waiting and in flight), in messages it may have in flight: claiming a few
+ * rounds ahead costs one statement per several rounds, which is what keeps a lane sending while the
+ * database answers slowly (the embedded one, one statement at a time behind the engine's writes).
+ */
+export const HOLD_ROUNDS = 4;
+
+/**
+ * One channel's sending: at most `concurrency` messages in flight, from at most HOLD_ROUNDS times as
+ * many claimed deliveries held here; a claim (one at a time) tops the lane up once it has run down
+ * to half. The last one held waits at most HOLD_ROUNDS attempts' timeouts, within its claim.
  */
 class Lane {
   private inFlight = 0;
+  private readonly waiting: ClaimedNotification[] = [];
   private claiming: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -180,13 +195,15 @@ class Lane {
 
   pump(): void {
     if (this.closed) return;
+    while (this.inFlight < this.sender.concurrency && this.waiting.length > 0) this.start(this.waiting.shift()!);
     if (this.claiming) {
       this.again = true;
       return;
     }
-    const room = this.sender.concurrency - this.inFlight;
-    if (room <= 0 || (this.inFlight > 0 && room < Math.ceil(this.sender.concurrency / 2))) return;
-    this.claiming = this.claim(room).finally(() => {
+    const hold = this.sender.concurrency * HOLD_ROUNDS;
+    const held = this.inFlight + this.waiting.length;
+    if (held > 0 && held > hold / 2) return;
+    this.claiming = this.claim(hold - held).finally(() => {
       this.claiming = undefined;
       if (this.again) {
         this.again = false;
@@ -195,9 +212,11 @@ class Lane {
     });
   }
 
+  /** Stops claiming and starting; hands back what it held but had not started, and waits for what is in flight. */
   async close(): Promise<void> {
     this.closed = true;
     await this.claiming;
+    await this.sender.release(this.waiting.splice(0).map((d) => d.id));
     await Promise.allSettled([...this.running]);
   }
 
@@ -209,24 +228,26 @@ class Lane {
       this.sender.warn('notification claim failed; retrying at the next poll', { channel: this.channel, error: (error as Error).message });
       return;
     }
-    for (const delivery of claimed) {
-      this.inFlight++;
-      let freed = false;
-      const free = () => {
-        if (freed) return;
-        freed = true;
-        this.inFlight--;
-        this.pump();
-      };
-      const sending = this.sender.deliver(delivery, free)
-        .catch((error: Error) => this.sender.warn('notification attempt not recorded; its claim runs out and it is sent again', { deliveryId: delivery.id, error: error.message }))
-        .finally(() => {
-          free();
-          this.running.delete(sending);
-        });
-      this.running.add(sending);
-    }
-    // A full batch: more may be due at once.
-    if (claimed.length === room) this.again = true;
+    this.waiting.push(...claimed);
+    // Start what came, and claim again if the lane is still low (a full batch: more may be due).
+    if (claimed.length > 0) this.again = true;
+  }
+
+  private start(delivery: ClaimedNotification): void {
+    this.inFlight++;
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.inFlight--;
+      this.pump();
+    };
+    const sending = this.sender.deliver(delivery, free)
+      .catch((error: Error) => this.sender.warn('notification attempt not recorded; its claim runs out and it is sent again', { deliveryId: delivery.id, error: error.message }))
+      .finally(() => {
+        free();
+        this.running.delete(sending);
+      });
+    this.running.add(sending);
   }
 }

@@ -7,7 +7,7 @@ import type { NotificationChannel } from '../../domain/notifications/notificatio
 import { CoalescedRun } from '../../runtime/coalesced-run.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { ChannelSender } from './channels/channel.ts';
-import { NotificationSender } from './notification-sender.ts';
+import { HOLD_ROUNDS, NotificationSender } from './notification-sender.ts';
 
 /** Events read per fan-out transaction; a full batch means more may follow at once. */
 const FAN_OUT_BATCH = 1_000;
@@ -55,8 +55,8 @@ export async function startNotifications(
   const sender = new NotificationSender(db, log, channels, {
     concurrency: settings.concurrency,
     retryDelaysMs: settings.retryDelaysMs,
-    // Long enough for a message to time out and its attempt to be recorded.
-    claimMs: settings.timeoutMs + 30_000,
+    // Long enough for every message a lane holds to be tried (each round at most a timeout) and recorded.
+    claimMs: settings.timeoutMs * HOLD_ROUNDS + 30_000,
     // New deliveries wake their lanes from this process's fan-out at once; the poll finds retries
     // (due to the second) and what another process's fan-out made and did not send.
     pollMs: Math.max(settings.pollMs, 1_000),
