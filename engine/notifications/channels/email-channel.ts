@@ -22,9 +22,10 @@ export function createEmailChannel(
   const transport = createTransport({
     url: settings.url,
     pool: true,
-    // Mail servers limit connections per client (ten is a common ceiling); each carries one message at
-    // a time, a few round trips each, so the pool's size is what bounds email's throughput.
-    maxConnections: Math.min(options.concurrency, 10),
+    // One connection per message in flight: each carries one message at a time, five round trips
+    // each, so on a busy event loop the pool's size is what bounds email's throughput (mail servers
+    // take far more connections per client than this: Postfix's default is 50).
+    maxConnections: options.concurrency,
     requireTLS: settings.requireTls,
     connectionTimeout: options.timeoutMs,
     greetingTimeout: options.timeoutMs,
