@@ -57,7 +57,9 @@ export class BenchNotifications {
 
   static async open(): Promise<BenchNotifications> {
     const receivers = await startReceiverProcess();
-    const env = { SMTP_URL: receivers.urls.email, SMTP_FROM: 'Fleet bench <fleet@example.com>', SMS_URL: receivers.urls.sms };
+    // NOTIFICATION_CONCURRENCY and the other delivery settings pass through, to measure them.
+    const delivery = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('NOTIFICATION_')));
+    const env = { ...delivery, SMTP_URL: receivers.urls.email, SMTP_FROM: 'Fleet bench <fleet@example.com>', SMS_URL: receivers.urls.sms };
     return new BenchNotifications(notificationConfig(env, { allowPrivate: true }), receivers);
   }
 

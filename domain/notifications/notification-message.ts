@@ -77,10 +77,19 @@ export function eventPhrase(type: string, data: Data): string {
 /** Text made safe inside HTML (an element's content or a quoted attribute). */
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** `dd/MM/yyyy HH:mm ZONE`; a formatter per timezone, made once (making one costs more than using it). */
 function localTime(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
-  }).formatToParts(at);
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+    });
+    if (formatters.size >= 1_000) formatters.clear();
+    formatters.set(timeZone, formatter);
+  }
+  const parts = formatter.formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('day')}/${part('month')}/${part('year')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`;
 }
