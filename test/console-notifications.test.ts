@@ -299,7 +299,9 @@ describe('the console\'s My notifications page', () => {
     const payload = { title: 'Truck 12 entered Airport Cargo', body: '08:30 at Av. Capitán Carlos León', url: `${scene.demo.base}/console#/notifications` };
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: scene.demo.base, registrationId, data: JSON.stringify(payload) });
     await expect.poll(() => page.evaluate(`navigator.serviceWorker.getRegistration('/console')
-      .then((r) => r.getNotifications()).then((shown) => shown.map((n) => ({ title: n.title, body: n.body, url: n.data.url })))`)).toEqual([payload]);
+      .then((r) => r.getNotifications()).then((shown) => shown.map((n) => ({ title: n.title, body: n.body, url: n.data.url })))`),
+    // The browser starts the worker to take the push: on a loaded machine that takes seconds, not the poll's default one.
+    { timeout: 15_000, interval: 100 }).toEqual([payload]);
 
     // The applicationServerKey the button would subscribe with: the server's VAPID public key, as bytes (an uncompressed P-256 point).
     const key = await page.evaluate(`(async () => {
