@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import type { TripTotals } from '../domain/trips/trip-kpis.ts';
 import type { Db } from './database.ts';
 import type { StopsTable, TripsTable } from './schema.ts';
 
@@ -14,15 +15,9 @@ export type TripRow = Omit<Selectable<TripsTable>, 'id' | 'address_due_at'> & { 
 
 export type StopRow = Omit<Selectable<StopsTable>, 'id' | 'address_due_at'>;
 
-export interface VehicleTotals {
+/** One vehicle's totals over the range, as the KPIs read them (domain/trips/trip-kpis.ts). */
+export interface VehicleTotals extends TripTotals {
   device_id: number;
-  trip_count: number;
-  distance_m: number;
-  driving_s: number;
-  trip_idle_s: number;
-  stop_idle_s: number;
-  overspeed_s: number;
-  max_speed_kmh: number | null;
 }
 
 /** Trips of the devices that start in the range, by device and start time; at most `limit`. */
